@@ -1,0 +1,69 @@
+// Configuration: environment first, flags override. Every CLI command and the running hub read the same
+// values, so they agree on which repository and state directory they mean.
+import { isAbsolute, resolve } from 'node:path';
+
+export interface Config {
+  port: number;
+  host: string;
+  /** Absolute path of the repository the hub serves. */
+  repo: string;
+  /** Absolute path of the hub's state: hub.db, .mcp.log, subsystems-state.json, agent bundles. */
+  stateDir: string;
+  tasksDir: string;
+  agentDir: string;
+  /** Bearer token; required when binding anything but loopback. */
+  token: string | undefined;
+  /** Idle MCP sessions are closed after this many milliseconds. */
+  mcpSessionIdleMs: number;
+  /** Largest request body accepted, in bytes. */
+  bodyLimitBytes: number;
+  logLevel: string;
+}
+
+export type Flags = Partial<
+  Record<'port' | 'host' | 'repo' | 'state-dir' | 'tasks-dir' | 'agent-dir', string>
+>;
+
+export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
+
+export class ConfigError extends Error {}
+
+export function loadConfig(
+  env: NodeJS.ProcessEnv = process.env,
+  flags: Flags = {},
+  cwd = process.cwd(),
+): Config {
+  const pick = (flag: keyof Flags, name: string): string | undefined => {
+    const v = flags[flag] ?? env[name];
+    return v === undefined || v === '' ? undefined : v;
+  };
+  const repo = resolve(cwd, pick('repo', 'COS_REPO') ?? '.');
+  const under = (base: string, p: string | undefined, fallback: string) =>
+    p === undefined ? resolve(base, fallback) : isAbsolute(p) ? p : resolve(cwd, p);
+  const stateDir = under(repo, pick('state-dir', 'COS_STATE_DIR'), '.cos');
+  const portText = pick('port', 'COS_PORT') ?? '9188';
+  const port = Number(portText);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) {
+    throw new ConfigError(`COS_PORT must be a port number from 0 to 65535, got "${portText}"`);
+  }
+  const host = pick('host', 'COS_HOST') ?? '127.0.0.1';
+  const token = env.COS_HUB_TOKEN || undefined;
+  if (!LOOPBACK_HOSTS.has(host) && !token) {
+    throw new ConfigError(
+      `binding ${host} exposes the hub beyond this machine: set COS_HUB_TOKEN to a secret first, or bind 127.0.0.1`,
+    );
+  }
+  const idleMinutes = Number(env.COS_MCP_SESSION_IDLE_MINUTES ?? '30');
+  return {
+    port,
+    host,
+    repo,
+    stateDir,
+    tasksDir: under(repo, pick('tasks-dir', 'COS_TASKS_DIR'), 'docs/tasks'),
+    agentDir: under(stateDir, pick('agent-dir', 'COS_AGENT_DIR'), 'agents'),
+    token,
+    mcpSessionIdleMs: Number.isFinite(idleMinutes) && idleMinutes > 0 ? idleMinutes * 60_000 : 30 * 60_000,
+    bodyLimitBytes: Number(env.COS_BODY_LIMIT_BYTES ?? 4 * 1024 * 1024),
+    logLevel: env.COS_LOG_LEVEL ?? 'info',
+  };
+}
