@@ -1,0 +1,39 @@
+// What a tool handler receives. Domain services are added by declaration merging from their own files:
+//   declare module '../tools/context.ts' { interface HubServices { board: BoardService } }
+// so no central file has to know every module.
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/open.ts';
+import type { EventBus } from '../events/bus.ts';
+
+// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each module
+export interface HubServices {}
+
+export interface ProgressReport {
+  progress: number;
+  total?: number;
+  message?: string;
+}
+
+export interface CallerInfo {
+  transport: 'mcp' | 'rest' | 'internal';
+  /** MCP session id (Mcp-Session-Id), when the call came over MCP. */
+  mcpSessionId?: string;
+  clientName?: string;
+  clientVersion?: string;
+}
+
+export interface ToolContext {
+  config: Config;
+  /** The main thread's connection. Never hand it to a worker thread. */
+  db: Db;
+  logger: Logger;
+  services: HubServices;
+  /** Publish board, index and module events for the live stream. */
+  events: EventBus;
+  caller: CallerInfo;
+  /** Aborted when the client cancels or disconnects. */
+  signal: AbortSignal;
+  /** Reports progress of a long tool (MCP progress notifications when the client asked for them). */
+  progress: (report: ProgressReport) => void;
+}
