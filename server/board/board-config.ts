@@ -42,7 +42,11 @@ export function parseBoardSettings(text: string): Omit<BoardSettings, 'file'> {
         return { ...defaults(), error: `board.json "wip" names "${status}", which is not a status` };
       if (cap === null) delete wip[status];
       else if (typeof cap === 'number' && Number.isInteger(cap) && cap >= 0) wip[status] = cap;
-      else return { ...defaults(), error: `board.json "wip.${status}" must be a whole number ≥ 0 or null (no cap)` };
+      else
+        return {
+          ...defaults(),
+          error: `board.json "wip.${status}" must be a whole number ≥ 0 or null (no cap)`,
+        };
     }
   }
   let swimlanes: string[] = [];
@@ -78,7 +82,11 @@ export function boardSettingsLoader(stateDir: string): () => BoardSettings {
       try {
         cached = { ...parseBoardSettings(readFileSync(path, 'utf8')), file: BOARD_CONFIG_FILE };
       } catch (err) {
-        cached = { ...defaults(), error: `board.json could not be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`, file: BOARD_CONFIG_FILE };
+        cached = {
+          ...defaults(),
+          error: `board.json could not be read: ${(err as NodeJS.ErrnoException).code ?? 'error'}`,
+          file: BOARD_CONFIG_FILE,
+        };
       }
     }
     return cached;

@@ -1,7 +1,15 @@
 // The board's vocabulary: statuses, kinds, priorities, the transition table. One place, so the tools'
 // schemas, the file parser and the service cannot disagree.
 
-export const STATUSES = ['icebox', 'emergency', 'in_progress', 'testing', 'complete', 'blocked', 'archive'] as const;
+export const STATUSES = [
+  'icebox',
+  'emergency',
+  'in_progress',
+  'testing',
+  'complete',
+  'blocked',
+  'archive',
+] as const;
 export type Status = (typeof STATUSES)[number];
 
 /** Column order on the board: what needs attention first. */
@@ -42,8 +50,10 @@ export function canTransition(from: Status, to: Status): boolean {
   return TRANSITIONS[from].includes(to);
 }
 
-export const isStatus = (v: unknown): v is Status => typeof v === 'string' && (STATUSES as readonly string[]).includes(v);
-export const isKind = (v: unknown): v is Kind => typeof v === 'string' && (KINDS as readonly string[]).includes(v);
+export const isStatus = (v: unknown): v is Status =>
+  typeof v === 'string' && (STATUSES as readonly string[]).includes(v);
+export const isKind = (v: unknown): v is Kind =>
+  typeof v === 'string' && (KINDS as readonly string[]).includes(v);
 export const isPriority = (v: unknown): v is Priority =>
   typeof v === 'string' && (PRIORITIES as readonly string[]).includes(v);
 

@@ -25,13 +25,26 @@ import {
   type Status,
   slugify,
   TASK_FILE_RE,
-  TRANSITIONS,
   type TaskFields,
   type TaskSections,
+  TRANSITIONS,
   taskKey,
 } from './model.ts';
-import { type BoardFilters, type BoardStore, createBoardStore, type EventRow, type TaskRow } from './store.ts';
-import { contentHash, parseTaskFile, renderNewTask, renderTask, type TaskDocument, taskFileName } from './task-file.ts';
+import {
+  type BoardFilters,
+  type BoardStore,
+  createBoardStore,
+  type EventRow,
+  type TaskRow,
+} from './store.ts';
+import {
+  contentHash,
+  parseTaskFile,
+  renderNewTask,
+  renderTask,
+  type TaskDocument,
+  taskFileName,
+} from './task-file.ts';
 
 // ---------------------------------------------------------------------------------------------------
 // Public shapes
@@ -254,7 +267,7 @@ export function rowToCard(row: TaskRow): TaskCard {
   return card;
 }
 
-function encodeCursor(status: Status, rank: number, id: number): string {
+export function encodeCursor(status: Status, rank: number, id: number): string {
   return Buffer.from(JSON.stringify([status, rank, id])).toString('base64url');
 }
 
@@ -272,7 +285,10 @@ function decodeCursor(cursor: string): { status: Status; rank: number; id: numbe
   } catch {
     /* falls through */
   }
-  throw new ToolError('validation', 'cursor is not one this board issued; pass a next_cursor from a previous page');
+  throw new ToolError(
+    'validation',
+    'cursor is not one this board issued; pass a next_cursor from a previous page',
+  );
 }
 
 function isBusy(err: unknown): boolean {
@@ -321,7 +337,11 @@ export function createBoardService(options: BoardServiceOptions) {
     return result;
   }
 
-  function announce(e: TaskUpdatedEvent, historyType: EventRow['type'] | null, extra: { reason?: string | null; detail?: unknown } = {}) {
+  function announce(
+    e: TaskUpdatedEvent,
+    historyType: EventRow['type'] | null,
+    extra: { reason?: string | null; detail?: unknown } = {},
+  ) {
     outbox.push(e);
     const id = parseTaskId(e.task_id);
     if (historyType !== null && id !== null)
@@ -357,7 +377,11 @@ export function createBoardService(options: BoardServiceOptions) {
   type IndexOutcome = 'added' | 'updated' | 'unchanged' | 'error';
 
   /** Brings the index in line with one file's current text. */
-  function indexText(name: string, text: string, opts: { quiet?: boolean; exists?: (n: string) => boolean } = {}): IndexOutcome {
+  function indexText(
+    name: string,
+    text: string,
+    opts: { quiet?: boolean; exists?: (n: string) => boolean } = {},
+  ): IndexOutcome {
     const hash = contentHash(text);
     const before = store.getByPath(name);
     if (before?.content_hash === hash) return 'unchanged';
@@ -376,7 +400,15 @@ export function createBoardService(options: BoardServiceOptions) {
         store.remove(before.id);
         if (!opts.quiet)
           announce(
-            { task_id: taskKey(before.id), change: 'file', old_status: before.status, new_status: null, agent_session: before.agent_session, source: 'file', version: before.version },
+            {
+              task_id: taskKey(before.id),
+              change: 'file',
+              old_status: before.status,
+              new_status: null,
+              agent_session: before.agent_session,
+              source: 'file',
+              version: before.version,
+            },
             'file',
             { reason: 'the file no longer parses', detail: { parse_error: reason } },
           );
@@ -410,7 +442,15 @@ export function createBoardService(options: BoardServiceOptions) {
     store.remove(row.id);
     if (!quiet && before !== undefined)
       announce(
-        { task_id: taskKey(row.id), change: 'deleted', old_status: before.status, new_status: null, agent_session: before.agent_session, source: 'file', version: before.version },
+        {
+          task_id: taskKey(row.id),
+          change: 'deleted',
+          old_status: before.status,
+          new_status: null,
+          agent_session: before.agent_session,
+          source: 'file',
+          version: before.version,
+        },
         'deleted',
         { detail: { path: repoPath(row.path) } },
       );
@@ -431,7 +471,8 @@ export function createBoardService(options: BoardServiceOptions) {
     return indexText(name, text);
   }
 
-  const isTaskFileName = (name: string) => name.startsWith('TASK-') && name.endsWith('.md') && !isTempName(name);
+  const isTaskFileName = (name: string) =>
+    name.startsWith('TASK-') && name.endsWith('.md') && !isTempName(name);
 
   function listTaskFiles(): string[] {
     mkdirSync(tasksDir, { recursive: true });
@@ -449,7 +490,14 @@ export function createBoardService(options: BoardServiceOptions) {
       const t = readText(n);
       if (t !== null) texts.set(n, t);
     }
-    const report: ReconcileReport = { files: texts.size, added: 0, updated: 0, unchanged: 0, removed: 0, parse_errors: 0 };
+    const report: ReconcileReport = {
+      files: texts.size,
+      added: 0,
+      updated: 0,
+      unchanged: 0,
+      removed: 0,
+      parse_errors: 0,
+    };
     write(() => {
       const quiet = store.total() === 0;
       const present = new Set(texts.keys());
@@ -556,7 +604,10 @@ export function createBoardService(options: BoardServiceOptions) {
   // Reading and writing one task
 
   function notFound(id: number): ToolError {
-    return new ToolError('not_found', `${taskKey(id)} does not exist; cos_task_board or cos_task_search lists the tasks there are`);
+    return new ToolError(
+      'not_found',
+      `${taskKey(id)} does not exist; cos_task_board or cos_task_search lists the tasks there are`,
+    );
   }
 
   function requireId(value: string): number {
@@ -679,7 +730,10 @@ export function createBoardService(options: BoardServiceOptions) {
       );
     }
     if (!opts.reason || opts.reason.trim() === '')
-      throw new ToolError('validation', `bypass_wip needs a reason saying why ${to} may go over its WIP cap of ${cap}`);
+      throw new ToolError(
+        'validation',
+        `bypass_wip needs a reason saying why ${to} may go over its WIP cap of ${cap}`,
+      );
     store.insertBypass({
       task_id: taskId,
       column_status: to,
@@ -690,7 +744,10 @@ export function createBoardService(options: BoardServiceOptions) {
       source: actor.source,
     });
     log.warn({ task: taskKey(taskId), column: to, cap, count }, 'WIP cap bypassed');
-    return { bypassed: true, line: `WIP bypass: ${to} at ${count + 1} over cap ${cap}: ${opts.reason.trim()}` };
+    return {
+      bypassed: true,
+      line: `WIP bypass: ${to} at ${count + 1} over cap ${cap}: ${opts.reason.trim()}`,
+    };
   }
 
   function normaliseDeps(id: number | null, deps: string[]): string[] {
@@ -698,13 +755,17 @@ export function createBoardService(options: BoardServiceOptions) {
     const missing: string[] = [];
     for (const d of deps) {
       const n = parseTaskId(d);
-      if (n === null) throw new ToolError('validation', `depends_on entry "${d}" is not a task id; pass ids like TASK-12`);
+      if (n === null)
+        throw new ToolError('validation', `depends_on entry "${d}" is not a task id; pass ids like TASK-12`);
       if (n === id) throw new ToolError('validation', `${taskKey(n)} cannot depend on itself`);
       if (store.get(n) === undefined) missing.push(taskKey(n));
       if (!out.includes(taskKey(n))) out.push(taskKey(n));
     }
     if (missing.length > 0)
-      throw new ToolError('validation', `depends_on names tasks that do not exist: ${missing.join(', ')}; create them first or drop them`);
+      throw new ToolError(
+        'validation',
+        `depends_on names tasks that do not exist: ${missing.join(', ')}; create them first or drop them`,
+      );
     if (id !== null) {
       // Refuse a cycle: tasks in one would never become claimable.
       const seen = new Set<number>();
@@ -712,7 +773,10 @@ export function createBoardService(options: BoardServiceOptions) {
       while (stack.length > 0) {
         const cur = stack.pop()!;
         if (cur === id)
-          throw new ToolError('validation', `depends_on would make a cycle back to ${taskKey(id)}; drop the dependency that closes it`);
+          throw new ToolError(
+            'validation',
+            `depends_on would make a cycle back to ${taskKey(id)}; drop the dependency that closes it`,
+          );
         if (seen.has(cur)) continue;
         seen.add(cur);
         for (const d of store.dependencies(cur)) stack.push(d.depends_on);
@@ -722,7 +786,8 @@ export function createBoardService(options: BoardServiceOptions) {
   }
 
   const cleanList = (xs: string[]) => [...new Set(xs.map((x) => x.trim()).filter((x) => x !== ''))];
-  const emptyToNull = (v: string | null | undefined): string | null => (v === undefined || v === null || v.trim() === '' ? null : v.trim());
+  const emptyToNull = (v: string | null | undefined): string | null =>
+    v === undefined || v === null || v.trim() === '' ? null : v.trim();
 
   // -------------------------------------------------------------------------------------------------
   // Operations
@@ -762,7 +827,8 @@ export function createBoardService(options: BoardServiceOptions) {
         acceptance: input.acceptance?.trim() ?? '',
         work_log: '',
       };
-      const gate = status === 'emergency' ? wipGate(id, status, input, actor) : { bypassed: false, line: null };
+      const gate =
+        status === 'emergency' ? wipGate(id, status, input, actor) : { bypassed: false, line: null };
       if (gate.line) sections = appendLog(sections, workLogLine(gate.line, actor));
       let text = renderNewTask(fields, sections);
       // A file by that name may exist without being indexed yet (dropped in by hand): take the next id.
@@ -777,11 +843,25 @@ export function createBoardService(options: BoardServiceOptions) {
       if (!parsed.ok) throw new Error(`wrote a task file that does not parse: ${parsed.reason}`);
       store.upsert(fields, name, text.slice(parsed.doc.bodyStart), contentHash(text));
       announce(
-        { task_id: taskKey(id), change: 'created', old_status: null, new_status: status, agent_session: actor.agentSession ?? null, source: actor.source, version: 1 },
+        {
+          task_id: taskKey(id),
+          change: 'created',
+          old_status: null,
+          new_status: status,
+          agent_session: actor.agentSession ?? null,
+          source: actor.source,
+          version: 1,
+        },
         'created',
         { reason: input.reason ?? null, detail: gate.bypassed ? { wip_bypassed: true } : undefined },
       );
-      return { task: toView(fields, sections, name, parsed.doc), old_status: null, new_status: status, changed: [], wip_bypassed: gate.bypassed };
+      return {
+        task: toView(fields, sections, name, parsed.doc),
+        old_status: null,
+        new_status: status,
+        changed: [],
+        wip_bypassed: gate.bypassed,
+      };
     });
   }
 
@@ -820,11 +900,28 @@ export function createBoardService(options: BoardServiceOptions) {
     }
     const doc = save(l, fields, sections);
     announce(
-      { task_id: taskKey(l.id), change: claimed ? 'claimed' : 'moved', old_status: from, new_status: to, agent_session: actor.agentSession ?? fields.agent_session, source: actor.source, version: fields.version },
+      {
+        task_id: taskKey(l.id),
+        change: claimed ? 'claimed' : 'moved',
+        old_status: from,
+        new_status: to,
+        agent_session: actor.agentSession ?? fields.agent_session,
+        source: actor.source,
+        version: fields.version,
+      },
       'status',
-      { reason, detail: { ...(claimed ? { claimed: true } : {}), ...(gate.bypassed ? { wip_bypassed: true } : {}) } },
+      {
+        reason,
+        detail: { ...(claimed ? { claimed: true } : {}), ...(gate.bypassed ? { wip_bypassed: true } : {}) },
+      },
     );
-    return { task: toView(doc.fields, doc.sections, l.name, doc), old_status: from, new_status: to, changed: ['status'], wip_bypassed: gate.bypassed };
+    return {
+      task: toView(doc.fields, doc.sections, l.name, doc),
+      old_status: from,
+      new_status: to,
+      changed: ['status'],
+      wip_bypassed: gate.bypassed,
+    };
   }
 
   function move(idText: string, to: Status, opts: MoveOptions, actor: Actor): TaskChange {
@@ -868,23 +965,45 @@ export function createBoardService(options: BoardServiceOptions) {
       for (const k of Object.keys(next) as (keyof TaskFields)[]) {
         if (JSON.stringify(next[k]) !== JSON.stringify(f[k])) changed.push(k);
       }
-      for (const k of ['outcome', 'read_first', 'acceptance'] as const) if (sections[k] !== l.doc.sections[k]) changed.push(k);
+      for (const k of ['outcome', 'read_first', 'acceptance'] as const)
+        if (sections[k] !== l.doc.sections[k]) changed.push(k);
       if (changed.length === 0)
-        return { task: toView(f, l.doc.sections, l.name, l.doc), old_status: f.status, new_status: f.status, changed, wip_bypassed: false };
+        return {
+          task: toView(f, l.doc.sections, l.name, l.doc),
+          old_status: f.status,
+          new_status: f.status,
+          changed,
+          wip_bypassed: false,
+        };
       next.version = f.version + 1;
       const doc = save(l, next, sections);
       announce(
-        { task_id: taskKey(id), change: 'edited', old_status: f.status, new_status: f.status, agent_session: actor.agentSession ?? null, source: actor.source, version: next.version },
+        {
+          task_id: taskKey(id),
+          change: 'edited',
+          old_status: f.status,
+          new_status: f.status,
+          agent_session: actor.agentSession ?? null,
+          source: actor.source,
+          version: next.version,
+        },
         'edit',
         { detail: { changed } },
       );
-      return { task: toView(doc.fields, doc.sections, l.name, doc), old_status: f.status, new_status: f.status, changed, wip_bypassed: false };
+      return {
+        task: toView(doc.fields, doc.sections, l.name, doc),
+        old_status: f.status,
+        new_status: f.status,
+        changed,
+        wip_bypassed: false,
+      };
     });
   }
 
   function appendWorkLog(idText: string, text: string, opts: WriteOptions, actor: Actor): TaskChange {
     const id = requireId(idText);
-    if (text.trim() === '') throw new ToolError('validation', 'text is empty; say what was done, found or decided');
+    if (text.trim() === '')
+      throw new ToolError('validation', 'text is empty; say what was done, found or decided');
     return write(() => {
       const l = load(id);
       checkVersion(l.doc, opts.expected_version);
@@ -892,22 +1011,51 @@ export function createBoardService(options: BoardServiceOptions) {
       const fields = { ...f, version: f.version + 1 };
       const doc = save(l, fields, appendLog(l.doc.sections, workLogLine(text, actor)));
       announce(
-        { task_id: taskKey(id), change: 'work_log', old_status: f.status, new_status: f.status, agent_session: actor.agentSession ?? null, source: actor.source, version: fields.version },
+        {
+          task_id: taskKey(id),
+          change: 'work_log',
+          old_status: f.status,
+          new_status: f.status,
+          agent_session: actor.agentSession ?? null,
+          source: actor.source,
+          version: fields.version,
+        },
         'work_log',
         { detail: { text: text.trim() } },
       );
-      return { task: toView(doc.fields, doc.sections, l.name, doc), old_status: f.status, new_status: f.status, changed: ['work_log'], wip_bypassed: false };
+      return {
+        task: toView(doc.fields, doc.sections, l.name, doc),
+        old_status: f.status,
+        new_status: f.status,
+        changed: ['work_log'],
+        wip_bypassed: false,
+      };
     });
   }
 
-  function claimNext(actor: Actor, opts: { swimlane?: string | undefined; bypass_wip?: boolean | undefined; reason?: string | undefined } = {}): ClaimResult {
+  function claimNext(
+    actor: Actor,
+    opts: {
+      swimlane?: string | undefined;
+      bypass_wip?: boolean | undefined;
+      reason?: string | undefined;
+    } = {},
+  ): ClaimResult {
     if (!actor.agentSession)
-      throw new ToolError('validation', 'agent_session is required to claim a task: pass the calling agent session id');
+      throw new ToolError(
+        'validation',
+        'agent_session is required to claim a task: pass the calling agent session id',
+      );
     return write(() => {
       for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
         const row = store.claimNext(opts.swimlane ?? null);
         if (row === undefined)
-          return { claimed: false, task: null, message: 'no ready task with all dependencies complete; label a task "ready" (cos_task_edit add_labels) to queue it' };
+          return {
+            claimed: false,
+            task: null,
+            message:
+              'no ready task with all dependencies complete; label a task "ready" (cos_task_edit add_labels) to queue it',
+          };
         const text = readText(row.path);
         if (text === null || contentHash(text) !== row.content_hash) {
           // Changed or deleted by hand since it was indexed: resync, then choose again with fresh facts.
@@ -918,9 +1066,15 @@ export function createBoardService(options: BoardServiceOptions) {
         const l = load(row.id);
         const reason = opts.bypass_wip ? opts.reason : 'claimed';
         const change = applyMove(l, 'in_progress', { reason, bypass_wip: opts.bypass_wip }, actor, true);
-        return { claimed: true, task: change.task, message: `${change.task.id} is now in_progress for ${actor.agentSession}` };
+        return {
+          claimed: true,
+          task: change.task,
+          message: `${change.task.id} is now in_progress for ${actor.agentSession}`,
+        };
       }
-      throw new ToolError('transient', 'the board kept changing while choosing a task; retry', { retryable: true });
+      throw new ToolError('transient', 'the board kept changing while choosing a task; retry', {
+        retryable: true,
+      });
     });
   }
 
@@ -966,7 +1120,14 @@ export function createBoardService(options: BoardServiceOptions) {
     const caps = settings().wip;
     return (Object.entries(caps) as [Status, number][]).map(([status, cap]) => {
       const count = store.statusCount(status);
-      return { status, count, cap, at_cap: count >= cap, over_cap: count > cap, task_ids: store.statusIds(status, 20).map(taskKey) };
+      return {
+        status,
+        count,
+        cap,
+        at_cap: count >= cap,
+        over_cap: count > cap,
+        task_ids: store.statusIds(status, 20).map(taskKey),
+      };
     });
   }
 
@@ -974,7 +1135,9 @@ export function createBoardService(options: BoardServiceOptions) {
     const columns = wipColumns();
     return {
       columns,
-      violations: columns.filter((c) => c.over_cap).map((c) => ({ status: c.status, count: c.count, cap: c.cap })),
+      violations: columns
+        .filter((c) => c.over_cap)
+        .map((c) => ({ status: c.status, count: c.count, cap: c.cap })),
       recent_bypasses: store.recentBypasses(10).map((b) => ({
         task_id: taskKey(b.task_id as number),
         at: b.at as string,
@@ -988,7 +1151,9 @@ export function createBoardService(options: BoardServiceOptions) {
     };
   }
 
-  function ready(opts: { swimlane?: string | undefined; limit?: number | undefined; offset?: number | undefined } = {}) {
+  function ready(
+    opts: { swimlane?: string | undefined; limit?: number | undefined; offset?: number | undefined } = {},
+  ) {
     const limit = Math.min(Math.max(opts.limit ?? 50, 1), MAX_PAGE);
     const offset = Math.max(opts.offset ?? 0, 0);
     const rows = store.readyList(opts.swimlane ?? null, limit, offset);
@@ -1000,7 +1165,10 @@ export function createBoardService(options: BoardServiceOptions) {
     };
   }
 
-  function history(idText: string, opts: { after_seq?: number | undefined; limit?: number | undefined } = {}) {
+  function history(
+    idText: string,
+    opts: { after_seq?: number | undefined; limit?: number | undefined } = {},
+  ) {
     const id = requireId(idText);
     const limit = Math.min(Math.max(opts.limit ?? 100, 1), MAX_PAGE);
     const rows = store.events(id, opts.after_seq ?? 0, limit + 1);
@@ -1019,23 +1187,45 @@ export function createBoardService(options: BoardServiceOptions) {
       detail: r.detail === null ? null : (JSON.parse(r.detail) as unknown),
     }));
     const last = page[page.length - 1];
-    return { task_id: taskKey(id), events: entries, next_after_seq: rows.length > limit && last ? last.seq : null };
+    return {
+      task_id: taskKey(id),
+      events: entries,
+      next_after_seq: rows.length > limit && last ? last.seq : null,
+    };
   }
 
   /** Turns free text into an FTS5 query of quoted terms (all must match; the last one as a prefix). */
   function ftsQuery(text: string): string {
     const terms = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-    if (terms.length === 0) throw new ToolError('validation', 'query has no words to search for; pass some words from a title or body');
+    if (terms.length === 0)
+      throw new ToolError(
+        'validation',
+        'query has no words to search for; pass some words from a title or body',
+      );
     return terms
       .slice(0, 32)
       .map((t, i, all) => `"${t}"${i === all.length - 1 ? '*' : ''}`)
       .join(' ');
   }
 
-  function search(query: string, opts: { status?: Status | undefined; include_archive?: boolean | undefined; limit?: number | undefined; offset?: number | undefined } = {}) {
+  function search(
+    query: string,
+    opts: {
+      status?: Status | undefined;
+      include_archive?: boolean | undefined;
+      limit?: number | undefined;
+      offset?: number | undefined;
+    } = {},
+  ) {
     const limit = Math.min(Math.max(opts.limit ?? 20, 1), MAX_PAGE);
     const offset = Math.max(opts.offset ?? 0, 0);
-    const rows = store.search(ftsQuery(query), opts.status ?? null, opts.include_archive ?? opts.status === 'archive', limit + 1, offset);
+    const rows = store.search(
+      ftsQuery(query),
+      opts.status ?? null,
+      opts.include_archive ?? opts.status === 'archive',
+      limit + 1,
+      offset,
+    );
     const page = rows.slice(0, limit);
     return {
       results: page.map((r) => ({
@@ -1065,7 +1255,12 @@ export function createBoardService(options: BoardServiceOptions) {
     const deps = store.dependencies(id);
     const found = deps.filter((d) => d.id !== null && d.id !== undefined).map((d) => depView(d as TaskRow));
     const missing = deps.filter((d) => d.id === null || d.id === undefined).map((d) => taskKey(d.depends_on));
-    return { task_id: taskKey(id), dependencies: found, missing, all_complete: missing.length === 0 && found.every((d) => d.done) };
+    return {
+      task_id: taskKey(id),
+      dependencies: found,
+      missing,
+      all_complete: missing.length === 0 && found.every((d) => d.done),
+    };
   }
 
   function dependents(idText: string) {
@@ -1079,7 +1274,11 @@ export function createBoardService(options: BoardServiceOptions) {
     const lanes = new Set(s.swimlanes);
     for (const lane of store.swimlanes()) lanes.add(lane);
     return {
-      columns: COLUMN_ORDER.map((status) => ({ status, cap: s.wip[status] ?? null, transitions: [...TRANSITIONS[status]] })),
+      columns: COLUMN_ORDER.map((status) => ({
+        status,
+        cap: s.wip[status] ?? null,
+        transitions: [...TRANSITIONS[status]],
+      })),
       swimlanes: [...lanes],
       wip_caps: s.wip,
       config_file: s.file,
@@ -1123,7 +1322,8 @@ export function createBoardService(options: BoardServiceOptions) {
     dependents,
     wipCheck,
     config: boardConfig,
-    parseErrors: (): ParseErrorView[] => store.parseErrors().map((e) => ({ path: repoPath(e.path), reason: e.reason })),
+    parseErrors: (): ParseErrorView[] =>
+      store.parseErrors().map((e) => ({ path: repoPath(e.path), reason: e.reason })),
     settings,
     store,
     /** Repo-relative path of a file in the tasks directory (for messages). */

@@ -122,9 +122,13 @@ export function createBoardStore(db: Db) {
         refs = excluded.refs, version = excluded.version, ready = excluded.ready, body = excluded.body,
         content_hash = excluded.content_hash, indexed_at = excluded.indexed_at`),
     deleteLabels: db.prepare<[number]>('DELETE FROM task_labels WHERE task_id = ?'),
-    insertLabel: db.prepare<[number, string]>('INSERT OR IGNORE INTO task_labels (task_id, label) VALUES (?, ?)'),
+    insertLabel: db.prepare<[number, string]>(
+      'INSERT OR IGNORE INTO task_labels (task_id, label) VALUES (?, ?)',
+    ),
     deleteDeps: db.prepare<[number]>('DELETE FROM task_deps WHERE task_id = ?'),
-    insertDep: db.prepare<[number, number]>('INSERT OR IGNORE INTO task_deps (task_id, depends_on) VALUES (?, ?)'),
+    insertDep: db.prepare<[number, number]>(
+      'INSERT OR IGNORE INTO task_deps (task_id, depends_on) VALUES (?, ?)',
+    ),
     remove: db.prepare<[number]>('DELETE FROM tasks WHERE id = ?'),
     files: db.prepare<[], { id: number; path: string; content_hash: string }>(
       'SELECT id, path, content_hash FROM tasks',
@@ -251,7 +255,12 @@ export function createBoardStore(db: Db) {
       s.remove.run(id);
     },
     files: () => s.files.all(),
-    column: (status: Status, f: BoardFilters, after: { rank: number; id: number }, limit: number): TaskRow[] =>
+    column: (
+      status: Status,
+      f: BoardFilters,
+      after: { rank: number; id: number },
+      limit: number,
+    ): TaskRow[] =>
       s.column.all({ status, ...filterParams(f), after_rank: after.rank, after_id: after.id, limit }),
     counts: (f: BoardFilters) => s.counts.all(filterParams(f)),
     statusCount: (status: Status): number => s.statusCount.get(status)?.n ?? 0,

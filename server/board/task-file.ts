@@ -80,11 +80,13 @@ function lines(text: string, from: number, to: number): { start: number; end: nu
  */
 export function parseTaskFile(text: string, fileName: string): ParseResult {
   const nameMatch = TASK_FILE_RE.exec(fileName);
-  if (!nameMatch) return { ok: false, reason: 'file name must look like TASK-<n>-<slug>.md (lower-case slug)' };
+  if (!nameMatch)
+    return { ok: false, reason: 'file name must look like TASK-<n>-<slug>.md (lower-case slug)' };
   const fileId = Number(nameMatch[1]);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const head = /^\uFEFF?---[ \t]*\r?\n/.exec(text);
-  if (!head) return { ok: false, reason: 'the file must start with a "---" line opening the YAML front matter' };
+  if (!head)
+    return { ok: false, reason: 'the file must start with a "---" line opening the YAML front matter' };
   const fmStart = head[0].length;
   const close = /^---[ \t]*(?:\r?\n|$)/m;
   const rest = text.slice(fmStart);
@@ -97,9 +99,13 @@ export function parseTaskFile(text: string, fileName: string): ParseResult {
   const yamlDoc = parseDocument(fmText, { uniqueKeys: true, prettyErrors: false });
   if (yamlDoc.errors.length > 0) {
     const first = yamlDoc.errors[0];
-    return { ok: false, reason: `the YAML front matter does not parse: ${first?.message.split('\n')[0] ?? 'error'}` };
+    return {
+      ok: false,
+      reason: `the YAML front matter does not parse: ${first?.message.split('\n')[0] ?? 'error'}`,
+    };
   }
-  if (!isMap(yamlDoc.contents)) return { ok: false, reason: 'the YAML front matter must be a mapping of keys' };
+  if (!isMap(yamlDoc.contents))
+    return { ok: false, reason: 'the YAML front matter must be a mapping of keys' };
   const data = yamlDoc.toJS() as Record<string, unknown>;
 
   const fieldsOrError = normaliseFields(data, fileId);
@@ -185,8 +191,18 @@ function normaliseFields(data: Record<string, unknown>, fileId: number): TaskFie
     if (n === null) return `depends_on entry "${d}" is not a task id like TASK-12`;
     deps.push(taskKey(n));
   }
-  const strings: Record<'appetite' | 'swimlane' | 'epic' | 'created' | 'started' | 'completed' | 'agent_session', string | null> =
-    { appetite: null, swimlane: null, epic: null, created: null, started: null, completed: null, agent_session: null };
+  const strings: Record<
+    'appetite' | 'swimlane' | 'epic' | 'created' | 'started' | 'completed' | 'agent_session',
+    string | null
+  > = {
+    appetite: null,
+    swimlane: null,
+    epic: null,
+    created: null,
+    started: null,
+    completed: null,
+    agent_session: null,
+  };
   for (const key of Object.keys(strings) as (keyof typeof strings)[]) {
     const s = scalarString(data[key]);
     if (s === undefined) return `${key} must be a plain value, not a list or mapping`;
@@ -195,7 +211,8 @@ function normaliseFields(data: Record<string, unknown>, fileId: number): TaskFie
   let version = 1;
   if (data.version !== undefined && data.version !== null) {
     const v = Number(data.version);
-    if (!Number.isSafeInteger(v) || v < 1) return `version "${String(data.version)}" must be a positive integer`;
+    if (!Number.isSafeInteger(v) || v < 1)
+      return `version "${String(data.version)}" must be a positive integer`;
     version = v;
   }
   return {
@@ -256,7 +273,12 @@ function sectionSpans(text: string, bodyStart: number): { spans: SectionSpan[]; 
       return;
     }
     seen.add(name);
-    spans.push({ name, heading: h.start, contentStart: h.contentStart, end: headings[i + 1]?.start ?? text.length });
+    spans.push({
+      name,
+      heading: h.start,
+      contentStart: h.contentStart,
+      end: headings[i + 1]?.start ?? text.length,
+    });
   });
   return { spans, unknown };
 }

@@ -1,0 +1,47 @@
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../define.ts';
+import { boardOf, LimitSchema, TaskIdSchema } from './schemas.ts';
+
+export const taskHistoryTool = defineTool({
+  name: 'cos_task_history',
+  title: 'Task history',
+  description:
+    'What happened to a task, oldest first: created, status moves (with reason and WIP bypasses), edits (which fields), ' +
+    'work-log entries, and changes made to its file by hand or by git.',
+  module: 'tasks',
+  layer: 'tasks',
+  input: Type.Object(
+    {
+      id: TaskIdSchema,
+      after_seq: Type.Optional(
+        Type.Integer({ minimum: 0, description: 'Only events after this seq (next_after_seq)' }),
+      ),
+      limit: Type.Optional(LimitSchema(100)),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    task_id: Type.String(),
+    events: Type.Array(
+      Type.Object({
+        seq: Type.Integer(),
+        at: Type.String(),
+        type: Type.Unsafe<'created' | 'status' | 'edit' | 'work_log' | 'file' | 'deleted'>({
+          type: 'string',
+          enum: ['created', 'status', 'edit', 'work_log', 'file', 'deleted'],
+        }),
+        from_status: Type.Union([Type.String(), Type.Null()]),
+        to_status: Type.Union([Type.String(), Type.Null()]),
+        agent_session: Type.Union([Type.String(), Type.Null()]),
+        source: Type.Unsafe<'file' | 'api' | 'mcp'>({ type: 'string', enum: ['file', 'api', 'mcp'] }),
+        reason: Type.Union([Type.String(), Type.Null()]),
+        version: Type.Union([Type.Integer(), Type.Null()]),
+        detail: Type.Unknown(),
+      }),
+    ),
+    next_after_seq: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  http: { method: 'GET', path: '/api/board/tasks/:id/history', operationId: 'boardTaskHistory' },
+  handler: (ctx, input) => boardOf(ctx).history(input.id, input),
+});
