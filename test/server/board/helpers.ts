@@ -1,9 +1,15 @@
 // Real parts for board tests: a temp repository, a real SQLite file, the real service and event bus.
+import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import pino from 'pino';
-import { type BoardService, type BoardServiceOptions, createBoardService } from '../../../server/board/service.ts';
+import {
+  type BoardService,
+  type BoardServiceOptions,
+  createBoardService,
+} from '../../../server/board/service.ts';
 import { contentHash, parseTaskFile } from '../../../server/board/task-file.ts';
 import { type Config, loadConfig } from '../../../server/config.ts';
 import { type Db, openDatabase } from '../../../server/db/open.ts';
@@ -37,7 +43,9 @@ export function writeBoardJson(repo: string, value: unknown): void {
 
 /** Opens a hub's board on `repo` (a new temp repo by default); start() is called unless told not to. */
 export function openHub(
-  options: { repo?: string; start?: boolean } & Partial<Omit<BoardServiceOptions, 'config' | 'db' | 'events' | 'logger'>> = {},
+  options: { repo?: string; start?: boolean } & Partial<
+    Omit<BoardServiceOptions, 'config' | 'db' | 'events' | 'logger'>
+  > = {},
 ): TestHub {
   const repo = options.repo ?? tempRepo();
   const config = loadConfig({ COS_REPO: repo }, {}, repo);
@@ -80,7 +88,11 @@ export function removeRepo(repo: string): void {
 export const api = { source: 'api' as const };
 export const agent = (name: string) => ({ source: 'mcp' as const, agentSession: name });
 
-export function makeCtx(hub: TestHub, transport: 'mcp' | 'rest' | 'internal' = 'mcp', mcpSessionId?: string): ToolContext {
+export function makeCtx(
+  hub: TestHub,
+  transport: 'mcp' | 'rest' | 'internal' = 'mcp',
+  mcpSessionId?: string,
+): ToolContext {
   return {
     config: hub.config,
     db: hub.db,
@@ -138,4 +150,46 @@ export async function eventually(check: () => boolean, ms = 5000): Promise<void>
     if (Date.now() > until) throw new Error('condition not met in time');
     await sleep(20);
   }
+}
+
+const WORKER = fileURLToPath(new URL('../../fixtures/board/agent-worker.ts', import.meta.url));
+
+export interface WorkerReport {
+  created: string[];
+  claims: { agent: string; id: string }[];
+  writes: Record<string, number>;
+  tokens: { id: string; token: string }[];
+  errors: Record<string, number>;
+  internal: string[];
+  ops: number;
+}
+
+/** Runs the agent worker in its own process (its own SQLite connection) and returns its report. */
+export function runWorker(
+  repo: string,
+  mode: string,
+  agents: string[],
+  amount: number,
+): Promise<WorkerReport> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(
+      process.execPath,
+      ['--import', 'tsx', WORKER, repo, mode, agents.join(','), String(amount)],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    let stdout = '';
+    let stderr = '';
+    child.stdout.on('data', (d) => {
+      stdout += d;
+    });
+    child.stderr.on('data', (d) => {
+      stderr += d;
+    });
+    child.on('exit', (code) => {
+      if (code !== 0) reject(new Error(`worker exited ${code}: ${stderr}`));
+      else resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as WorkerReport);
+    });
+  });
 }

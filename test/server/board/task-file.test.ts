@@ -4,7 +4,8 @@ import { describe, it } from 'node:test';
 import fc from 'fast-check';
 import { parseTaskFile, renderNewTask, renderTask } from '../../../server/board/task-file.ts';
 
-const fixture = (name: string) => readFileSync(new URL(`../../fixtures/board/${name}`, import.meta.url), 'utf8');
+const fixture = (name: string) =>
+  readFileSync(new URL(`../../fixtures/board/${name}`, import.meta.url), 'utf8');
 
 function parse(text: string, name: string) {
   const r = parseTaskFile(text, name);
@@ -34,7 +35,7 @@ describe('task file format', () => {
     );
     for (const kept of [
       '# Kept as written: comments, odd spacing, keys the hub does not know.\n',
-      "title: 'Hand-written task: with \"quotes\"'\n",
+      'title: \'Hand-written task: with "quotes"\'\n',
       'owner:   alice    # an unknown key with a trailing comment\n',
       'estimate: { low: 1, high: 3 }\n',
       'notes: |\n  A block scalar\n\n  with a blank line inside.\n',
@@ -59,7 +60,11 @@ describe('task file format', () => {
     const text = fixture('TASK-8-crlf.md');
     const doc = parse(text, 'TASK-8-crlf.md');
     assert.equal(renderTask(doc, doc.fields, doc.sections), text);
-    const out = renderTask(doc, { ...doc.fields, status: 'complete', version: 2 }, { ...doc.sections, outcome: 'Done.' });
+    const out = renderTask(
+      doc,
+      { ...doc.fields, status: 'complete', version: 2 },
+      { ...doc.sections, outcome: 'Done.' },
+    );
     assert.ok(out.includes('status: complete\r\n'));
     assert.ok(out.includes('extra: kept\r\n'));
     assert.ok(out.includes('## Custom\r\n\r\nx  y\r\n'));
@@ -129,7 +134,9 @@ describe('task file format', () => {
   it('keeps arbitrary unknown keys and sections byte for byte through a status change (property)', () => {
     const key = fc.stringMatching(/^x_[a-z]{1,8}$/);
     const value = fc.stringMatching(/^[a-zA-Z0-9 ]{0,20}$/).map((s) => s.trim() || 'v');
-    const heading = fc.stringMatching(/^[A-Z][a-z]{2,10}$/).filter((h) => !['Outcome', 'Acceptance'].includes(h));
+    const heading = fc
+      .stringMatching(/^[A-Z][a-z]{2,10}$/)
+      .filter((h) => !['Outcome', 'Acceptance'].includes(h));
     const body = fc.stringMatching(/^[a-z ]{1,30}$/).map((s) => s.trim() || 'b');
     fc.assert(
       fc.property(
@@ -140,7 +147,11 @@ describe('task file format', () => {
           const extra = sections.map(([h, b]) => `## ${h}\n\n${b}   \n\n`).join('');
           const text = `---\nid: TASK-5\n${fm}title: Prop\nstatus: icebox\nversion: 1\n---\n\n${extra}## Work Log\n\n- one\n`;
           const doc = parse(text, 'TASK-5-prop.md');
-          const out = renderTask(doc, { ...doc.fields, status: 'in_progress', version: 2 }, { ...doc.sections, work_log: '- one\n- two' });
+          const out = renderTask(
+            doc,
+            { ...doc.fields, status: 'in_progress', version: 2 },
+            { ...doc.sections, work_log: '- one\n- two' },
+          );
           for (const [k, v] of keys) assert.ok(out.includes(`${k}:  ${v}\n`));
           assert.ok(out.includes(extra));
           assert.equal(renderTask(doc, doc.fields, doc.sections), text);

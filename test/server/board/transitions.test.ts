@@ -51,7 +51,7 @@ describe('transitions', () => {
     removeRepo(hub.repo);
   });
 
-  it('allows exactly the issue\'s transitions and refuses every other one, naming the allowed targets', () => {
+  it("allows exactly the issue's transitions and refuses every other one, naming the allowed targets", () => {
     let n = 1;
     let allowed = 0;
     for (const from of STATUSES)
@@ -93,7 +93,12 @@ describe('transitions', () => {
 
   it('stamps started, completed and the agent session as a task moves', () => {
     const { task } = hub.board.create({ title: 'stamps' }, api);
-    const started = hub.board.move(task.id, 'in_progress', {}, { source: 'mcp', agentSession: 'agent-9' }).task;
+    const started = hub.board.move(
+      task.id,
+      'in_progress',
+      {},
+      { source: 'mcp', agentSession: 'agent-9' },
+    ).task;
     assert.ok(started.started);
     assert.equal(started.agent_session, 'agent-9');
     const done = hub.board.move(task.id, 'complete', { reason: 'shipped' }, api).task;

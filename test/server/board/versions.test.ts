@@ -55,9 +55,17 @@ describe('versions and stale writes', () => {
     try {
       const { task } = hub.board.create({ title: 'hand' }, api);
       const path = join(hub.tasksDir, 'TASK-1-hand.md');
-      writeFileSync(path, readTask(hub, 'TASK-1-hand.md').replace('version: 1', 'version: 2').replace('## Outcome\n', '## Outcome\n\nWritten by hand.\n'));
+      writeFileSync(
+        path,
+        readTask(hub, 'TASK-1-hand.md')
+          .replace('version: 1', 'version: 2')
+          .replace('## Outcome\n', '## Outcome\n\nWritten by hand.\n'),
+      );
       // The watcher is off: the index still says version 1.
-      assert.throws(() => hub.board.edit(task.id, { priority: 'P1' }, { expected_version: 1 }, api), /version 2, not 1/);
+      assert.throws(
+        () => hub.board.edit(task.id, { priority: 'P1' }, { expected_version: 1 }, api),
+        /version 2, not 1/,
+      );
       const edited = hub.board.edit(task.id, { priority: 'P1' }, { expected_version: 2 }, api);
       assert.equal(edited.task.sections.outcome, 'Written by hand.');
       assert.equal(edited.task.version, 3);

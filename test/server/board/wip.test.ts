@@ -3,7 +3,16 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { ToolError } from '../../../server/tools/errors.ts';
-import { agent, api, openHub, readTask, removeRepo, type TestHub, tempRepo, writeBoardJson } from './helpers.ts';
+import {
+  agent,
+  api,
+  openHub,
+  readTask,
+  removeRepo,
+  type TestHub,
+  tempRepo,
+  writeBoardJson,
+} from './helpers.ts';
 
 describe('WIP caps', () => {
   let hub: TestHub;
@@ -45,7 +54,12 @@ describe('WIP caps', () => {
     const a = hub.board.create({ title: 'a' }, api).task.id;
     const b = hub.board.create({ title: 'b' }, api).task.id;
     hub.board.move(a, 'in_progress', {}, api);
-    const change = hub.board.move(b, 'in_progress', { bypass_wip: true, reason: 'prod is down' }, agent('agent-2'));
+    const change = hub.board.move(
+      b,
+      'in_progress',
+      { bypass_wip: true, reason: 'prod is down' },
+      agent('agent-2'),
+    );
     assert.equal(change.wip_bypassed, true);
     const check = hub.board.wipCheck();
     assert.deepEqual(check.violations, [{ status: 'in_progress', count: 2, cap: 1 }]);
