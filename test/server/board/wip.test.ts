@@ -3,16 +3,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
 import { ToolError } from '../../../server/tools/errors.ts';
-import {
-  agent,
-  api,
-  openHub,
-  readTask,
-  removeRepo,
-  type TestHub,
-  tempRepo,
-  writeBoardJson,
-} from './helpers.ts';
+import { agent, api, openHub, readTask, removeRepo, type TestHub, writeBoardJson } from './helpers.ts';
 
 describe('WIP caps', () => {
   let hub: TestHub;
