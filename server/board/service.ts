@@ -94,7 +94,7 @@ export interface BoardQuery extends BoardFilters {
   include_archive?: boolean | undefined;
   /** Cards per column (default 20). */
   limit?: number | undefined;
-  /** A column cursor from a previous page: answers only that column. */
+  /** A cursor from a previous page: answers only the columns it names, after the cards already seen. */
   cursor?: string | undefined;
 }
 
@@ -114,6 +114,8 @@ export interface ParseErrorView {
 
 export interface BoardPage {
   columns: BoardColumn[];
+  /** Every column's next page at once; null when every column is complete. */
+  next_cursor: string | null;
   total: number;
   wip: WipColumn[];
   parse_errors: ParseErrorView[];
@@ -267,28 +269,53 @@ export function rowToCard(row: TaskRow): TaskCard {
   return card;
 }
 
-export function encodeCursor(status: Status, rank: number, id: number): string {
-  return Buffer.from(JSON.stringify([status, rank, id])).toString('base64url');
+export interface CursorPosition {
+  rank: number;
+  id: number;
 }
 
-function decodeCursor(cursor: string): { status: Status; rank: number; id: number } {
-  try {
-    const v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as unknown;
-    if (
-      Array.isArray(v) &&
-      v.length === 3 &&
-      (STATUSES as readonly unknown[]).includes(v[0]) &&
-      Number.isInteger(v[1]) &&
-      Number.isInteger(v[2])
-    )
-      return { status: v[0] as Status, rank: v[1] as number, id: v[2] as number };
-  } catch {
-    /* falls through */
-  }
-  throw new ToolError(
+/**
+ * A cursor maps columns to the last card already seen in each (priority rank, id). One column's
+ * next_cursor names that column; the board's meta.next_cursor names every column with more cards, so
+ * following it alone walks the whole board.
+ */
+export function encodeCursor(positions: Partial<Record<Status, CursorPosition>>): string {
+  const compact: Record<string, [number, number]> = {};
+  for (const [status, p] of Object.entries(positions) as [Status, CursorPosition][])
+    compact[status] = [p.rank, p.id];
+  return Buffer.from(JSON.stringify(compact)).toString('base64url');
+}
+
+export function decodeCursor(cursor: string): Map<Status, CursorPosition> {
+  const bad = new ToolError(
     'validation',
-    'cursor is not one this board issued; pass a next_cursor from a previous page',
+    'cursor is not one this board issued; pass a next_cursor from a previous page (with the same filters)',
   );
+  let v: unknown;
+  try {
+    v = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8'));
+  } catch {
+    throw bad;
+  }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw bad;
+  const out = new Map<Status, CursorPosition>();
+  for (const [status, pos] of Object.entries(v)) {
+    if (!(STATUSES as readonly string[]).includes(status)) throw bad;
+    if (!Array.isArray(pos) || pos.length !== 2 || !pos.every((x) => Number.isInteger(x))) throw bad;
+    out.set(status as Status, { rank: pos[0] as number, id: pos[1] as number });
+  }
+  if (out.size === 0) throw bad;
+  return out;
+}
+
+/** One cursor for every column that has more cards. */
+export function combinedCursor(columns: BoardColumn[]): string | null {
+  const positions: Partial<Record<Status, CursorPosition>> = {};
+  for (const c of columns) {
+    if (c.next_cursor === null) continue;
+    for (const [status, pos] of decodeCursor(c.next_cursor)) positions[status] = pos;
+  }
+  return Object.keys(positions).length === 0 ? null : encodeCursor(positions);
 }
 
 function isBusy(err: unknown): boolean {
@@ -779,7 +806,7 @@ export function createBoardService(options: BoardServiceOptions) {
           );
         if (seen.has(cur)) continue;
         seen.add(cur);
-        for (const d of store.dependencies(cur)) stack.push(d.depends_on);
+        for (const d of store.dependencies(cur)) stack.push(d.dep_id);
       }
     }
     return out;
@@ -1084,31 +1111,33 @@ export function createBoardService(options: BoardServiceOptions) {
     const caps = settings().wip;
     const counts = new Map(store.counts(filters).map((r) => [r.status, r.n]));
     let statuses: Status[];
-    let after = { rank: -1, id: 0 };
+    let positions = new Map<Status, CursorPosition>();
     if (q.cursor !== undefined) {
-      const c = decodeCursor(q.cursor);
-      statuses = [c.status];
-      after = { rank: c.rank, id: c.id };
+      positions = decodeCursor(q.cursor);
+      statuses = COLUMN_ORDER.filter((s) => positions.has(s));
     } else if (q.status !== undefined) statuses = [q.status];
     else statuses = COLUMN_ORDER.filter((s) => s !== 'archive' || q.include_archive);
     const columns: BoardColumn[] = statuses.map((status) => {
-      const rows = store.column(status, filters, after, limit + 1);
+      const rows = store.column(status, filters, positions.get(status) ?? { rank: -1, id: 0 }, limit + 1);
       const page = rows.slice(0, limit);
       const last = page[page.length - 1];
-      const count = counts.get(status) ?? 0;
       const cap = caps[status] ?? null;
       return {
         status,
-        count,
+        count: counts.get(status) ?? 0,
         cap,
         over_cap: cap !== null && store.statusCount(status) > cap,
         cards: page.map(rowToCard),
-        next_cursor: rows.length > limit && last ? encodeCursor(status, last.priority_rank, last.id) : null,
+        next_cursor:
+          rows.length > limit && last
+            ? encodeCursor({ [status]: { rank: last.priority_rank, id: last.id } })
+            : null,
       };
     });
     const errors = store.parseErrors();
     return {
       columns,
+      next_cursor: combinedCursor(columns),
       total: [...counts.values()].reduce((a, b) => a + b, 0),
       wip: wipColumns(),
       parse_errors: errors.slice(0, 20).map((e) => ({ path: repoPath(e.path), reason: e.reason })),
@@ -1254,7 +1283,7 @@ export function createBoardService(options: BoardServiceOptions) {
     if (row === undefined) throw notFound(id);
     const deps = store.dependencies(id);
     const found = deps.filter((d) => d.id !== null && d.id !== undefined).map((d) => depView(d as TaskRow));
-    const missing = deps.filter((d) => d.id === null || d.id === undefined).map((d) => taskKey(d.depends_on));
+    const missing = deps.filter((d) => d.id === null || d.id === undefined).map((d) => taskKey(d.dep_id));
     return {
       task_id: taskKey(id),
       dependencies: found,

@@ -169,8 +169,9 @@ export function createBoardStore(db: Db) {
         AND (@status IS NULL OR t.status = @status)
         AND (@include_archive = 1 OR t.status != 'archive')
       ORDER BY score LIMIT @limit OFFSET @offset`),
-    dependencies: db.prepare<[number], { depends_on: number } & Partial<TaskRow>>(`
-      SELECT d.depends_on, t.* FROM task_deps d LEFT JOIN tasks t ON t.id = d.depends_on
+    // dep_id, not depends_on: tasks has a depends_on column of its own that would shadow it.
+    dependencies: db.prepare<[number], { dep_id: number } & Partial<TaskRow>>(`
+      SELECT t.*, d.depends_on AS dep_id FROM task_deps d LEFT JOIN tasks t ON t.id = d.depends_on
       WHERE d.task_id = ? ORDER BY d.depends_on`),
     dependents: db.prepare<[number], TaskRow>(`
       SELECT t.* FROM task_deps d JOIN tasks t ON t.id = d.task_id WHERE d.depends_on = ? ORDER BY t.id`),

@@ -4,8 +4,9 @@
 // and pointing their next_cursor at the first card held back. Walking every next_cursor still reaches
 // every card.
 import { type Static, Type } from '@sinclair/typebox';
-import { parseTaskId, priorityRank, type Status } from '../../board/model.ts';
-import { type BoardPage, encodeCursor } from '../../board/service.ts';
+import { budgetSize } from '../../../shared/envelope/index.ts';
+import { parseTaskId, priorityRank } from '../../board/model.ts';
+import { type BoardPage, combinedCursor, encodeCursor } from '../../board/service.ts';
 import { defineTool } from '../define.ts';
 import { boardOf, CardSchema, KindSchema, LimitSchema, StatusSchema, WipColumnSchema } from './schemas.ts';
 
@@ -29,7 +30,7 @@ export const BoardInputSchema = Type.Object(
     cursor: Type.Optional(
       Type.String({
         minLength: 1,
-        maxLength: 200,
+        maxLength: 1000,
         description:
           "A column's next_cursor from meta.next_cursor: answers that column's next page only (keep the same filters)",
       }),
@@ -57,33 +58,33 @@ export const BoardOutputSchema = Type.Object({
   wip: Type.Array(WipColumnSchema),
 });
 
-/** What the agent budget leaves for data once the envelope and meta are added (32,000 in all). */
-export const BOARD_BUDGET_CHARS = 28_000;
+/** The agent budget (32,000) less room for the envelope's own keys. */
+export const BOARD_BUDGET_CHARS = 30_000;
 
-/** Token-normalised size, as the envelope measures it: non-ASCII counts about a token a character. */
-function size(value: unknown): number {
-  const s = JSON.stringify(value);
-  let wide = 0;
-  for (let i = 0; i < s.length; i++) if (s.charCodeAt(i) > 127) wide++;
-  return s.length + wide * 3;
-}
+const size = (value: unknown): number => budgetSize(JSON.stringify(value));
 
-/** Holds back cards from the end of the fullest columns until the page fits; returns how many. */
+/**
+ * Holds back cards from the end of the fullest columns until the page fits; returns how many. A column
+ * keeps at least one card, so its cursor can always point after a card this page showed.
+ */
 export function fitBoardPage(page: BoardPage, budget: number): number {
   let heldBack = 0;
   let over = size(page) - budget;
   while (over > 0) {
     const column = page.columns.reduce((a, b) => (b.cards.length > a.cards.length ? b : a));
+    if (column.cards.length <= 1) break;
     const card = column.cards.pop();
     if (card === undefined) break;
     heldBack++;
     over -= size(card) + 1;
     const last = column.cards[column.cards.length - 1];
-    column.next_cursor = last
-      ? encodeCursor(column.status, priorityRank(last.priority), parseTaskId(last.id) ?? 0)
-      : encodeCursor(column.status, -1, 0);
+    if (last)
+      column.next_cursor = encodeCursor({
+        [column.status]: { rank: priorityRank(last.priority), id: parseTaskId(last.id) ?? 0 },
+      });
     if (over <= 0) over = size(page) - budget;
   }
+  if (heldBack > 0) page.next_cursor = combinedCursor(page.columns);
   return heldBack;
 }
 
@@ -92,8 +93,9 @@ export const taskBoardTool = defineTool({
   title: 'Task board',
   description:
     'The Scrumban board: each column (status) with its count, WIP cap and a page of cards, highest priority first. ' +
-    'Filter by status, kind, swimlane, epic or label. Each column has a next_cursor (also in meta.next_cursor); pass it ' +
-    'as cursor to page through that column. meta.parse_errors lists task files that do not parse.',
+    'Filter by status, kind, swimlane, epic or label. meta.next_cursor pages every unfinished column at once (follow ' +
+    "it until null to see every card); a column's own next_cursor pages just that column. meta.parse_errors lists " +
+    'task files that do not parse.',
   module: 'tasks',
   layer: 'tasks',
   input: BoardInputSchema,
@@ -111,10 +113,8 @@ export const taskBoardTool = defineTool({
       parse_error_count: page.parse_error_count,
     };
     // REST (the browser) has no agent budget: it gets every card it asked for.
-    const heldBack = budgeted ? fitBoardPage(page, BOARD_BUDGET_CHARS - size(meta) - 600) : 0;
-    const nextCursor: Partial<Record<Status, string>> = {};
-    for (const c of page.columns) if (c.next_cursor !== null) nextCursor[c.status] = c.next_cursor;
-    meta.next_cursor = nextCursor;
+    const heldBack = budgeted ? fitBoardPage(page, BOARD_BUDGET_CHARS - size(meta) - 1200) : 0;
+    meta.next_cursor = page.next_cursor;
     if (heldBack > 0) {
       meta.cards_held_back = heldBack;
       meta.held_back_reason = 'page fitted to the agent budget; follow next_cursor for the rest';

@@ -38,6 +38,7 @@ export const taskEditTool = defineTool({
       appetite: Type.Optional(
         Type.String({
           pattern: '^$|^[1-9][0-9]{0,3}(m|h|d|w|cy)$',
+          maxLength: 8,
           description: '30m, 2h, 1d, 1w, 1cy; "" clears it',
         }),
       ),

@@ -46,6 +46,7 @@ export const TextListSchema = (description: string) =>
 export const SectionTextSchema = (description: string) => Type.String({ maxLength: 20_000, description });
 export const AppetiteSchema = Type.String({
   pattern: APPETITE_PATTERN,
+  maxLength: 8,
   description: 'How much time the task is worth: 30m, 2h, 1d, 1w, 1cy (cycles)',
 });
 export const LimitSchema = (def: number, description = 'Page size') =>
