@@ -48,6 +48,8 @@ export interface OkOptions {
 export interface InternalOptions {
   /** Serialise the result and compare with the model even when it is large (tests). */
   verify?: boolean;
+  /** Replaces the tier's budget, so property tests reach every rung with small payloads. */
+  budget?: number;
 }
 
 type Json = Record<string, unknown>;
@@ -116,12 +118,12 @@ class Trimmer {
   readonly countKey: string | undefined;
   private readonly verify: boolean;
 
-  constructor(body: Json, meta: Json, verify: boolean) {
+  constructor(body: Json, meta: Json, internal: InternalOptions) {
     this.body = body;
     this.meta = meta;
-    this.verify = verify;
+    this.verify = internal.verify === true;
     this.graph = Array.isArray(body.nodes) && Array.isArray(body.edges);
-    this.budget = this.graph ? GRAPH_SUBGRAPH_BUDGET_CHARS : TOKEN_BUDGET_CHARS;
+    this.budget = internal.budget ?? (this.graph ? GRAPH_SUBGRAPH_BUDGET_CHARS : TOKEN_BUDGET_CHARS);
     const count = body.count;
     this.countKey =
       typeof count === 'number'
@@ -250,16 +252,22 @@ class Trimmer {
     const skeleton: Json = { ...this.body };
     for (const key of keys) skeleton[key] = [];
     const skeletonCost = this.measureEnvelope(skeleton);
-    const parts: Part[] = keys.map((key) => ({
+    // One group per list: its markers carry their own leading comma, so no separator is counted.
+    const parts: Part[] = keys.map((key, group) => ({
       piece: new MeasuredList(this.body[key] as unknown[], this.stats),
-      group: 0,
+      group,
       entry: costOf(
         `,"truncated_${key}_from":${(this.body[key] as unknown[]).length},"truncated_${key}_to":`,
       ),
       withKept: true,
       countDigits: this.countDigitsFor(key),
     }));
-    const found = this.searchCap(skeletonCost, parts, [ZERO], 0);
+    const found = this.searchCap(
+      skeletonCost,
+      parts,
+      keys.map(() => ZERO),
+      0,
+    );
     if (!found.cut) return found.cost;
     const next: Json = { ...this.body };
     for (const key of keys) {
@@ -629,7 +637,7 @@ export function okWithStats(
   const body: Json = { ...data };
   delete body.meta;
   body.meta = meta;
-  const trimmer = new Trimmer(body, meta, internal.verify === true);
+  const trimmer = new Trimmer(body, meta, internal);
   const applyBudget = options.applyBudget !== false;
   if (!applyBudget) {
     trimmer.finish(trimmer.measureEnvelope(body), true, false, true);
