@@ -11,6 +11,7 @@ import {
   PrioritySchema,
   ReasonSchema,
   SectionTextSchema,
+  stringEnum,
   TaskChangeSchema,
   TaskIdListSchema,
   TextListSchema,
@@ -26,11 +27,10 @@ export const TaskCreateInputSchema = Type.Object(
     kind: Type.Optional(KindSchema),
     priority: Type.Optional(PrioritySchema),
     status: Type.Optional(
-      Type.Unsafe<'icebox' | 'emergency'>({
-        type: 'string',
-        enum: ['icebox', 'emergency'],
-        description: 'Where the task starts: icebox (default) or emergency (WIP-capped)',
-      }),
+      stringEnum(
+        ['icebox', 'emergency'] as const,
+        'Where the task starts: icebox (default) or emergency (WIP-capped)',
+      ),
     ),
     appetite: Type.Optional(AppetiteSchema),
     swimlane: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),

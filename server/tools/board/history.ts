@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../define.ts';
-import { boardOf, LimitSchema, TaskIdSchema } from './schemas.ts';
+import { boardOf, LimitSchema, stringEnum, TaskIdSchema } from './schemas.ts';
 
 export const taskHistoryTool = defineTool({
   name: 'cos_task_history',
@@ -26,14 +26,11 @@ export const taskHistoryTool = defineTool({
       Type.Object({
         seq: Type.Integer(),
         at: Type.String(),
-        type: Type.Unsafe<'created' | 'status' | 'edit' | 'work_log' | 'file' | 'deleted'>({
-          type: 'string',
-          enum: ['created', 'status', 'edit', 'work_log', 'file', 'deleted'],
-        }),
+        type: stringEnum(['created', 'status', 'edit', 'work_log', 'file', 'deleted'] as const),
         from_status: Type.Union([Type.String(), Type.Null()]),
         to_status: Type.Union([Type.String(), Type.Null()]),
         agent_session: Type.Union([Type.String(), Type.Null()]),
-        source: Type.Unsafe<'file' | 'api' | 'mcp'>({ type: 'string', enum: ['file', 'api', 'mcp'] }),
+        source: stringEnum(['file', 'api', 'mcp'] as const),
         reason: Type.Union([Type.String(), Type.Null()]),
         version: Type.Union([Type.Integer(), Type.Null()]),
         detail: Type.Unknown(),

@@ -1,14 +1,18 @@
 // Schemas shared by the board tools: one definition of a task id, a card, a task, so every tool's MCP
 // inputSchema, REST parameters and OpenAPI agree with the domain's vocabulary (server/board/model.ts).
-import { type TSchema, Type } from '@sinclair/typebox';
+import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
 import type { Actor } from '../../board/model.ts';
 import { APPETITE_PATTERN, KINDS, PRIORITIES, STATUSES } from '../../board/model.ts';
 import type { BoardService } from '../../board/service.ts';
 import type { ToolContext } from '../context.ts';
 import { ToolError } from '../errors.ts';
 
-const stringEnum = <T extends string>(values: readonly T[], description: string) =>
-  Type.Unsafe<T>({ type: 'string', enum: [...values], description });
+/** A closed set of strings as a union of literals: the input compiler checks it and JSON Schema lists it. */
+export const stringEnum = <T extends string>(values: readonly T[], description?: string) =>
+  Type.Union(
+    values.map((v) => Type.Literal(v)),
+    description === undefined ? {} : { description },
+  ) as unknown as TUnion<TLiteral<T>[]>;
 
 export const StatusSchema = stringEnum(STATUSES, 'Board column (status); "ready" is a label, not a status');
 export const KindSchema = stringEnum(KINDS, 'What sort of work the task is');

@@ -14,6 +14,7 @@ import { contentHash, parseTaskFile } from '../../../server/board/task-file.ts';
 import { type Config, loadConfig } from '../../../server/config.ts';
 import { type Db, openDatabase } from '../../../server/db/open.ts';
 import { EventBus, type HubEvent } from '../../../server/events/bus.ts';
+import { ModuleState } from '../../../server/modules.ts';
 import type { ToolContext } from '../../../server/tools/context.ts';
 
 export const silent = pino({ level: 'silent' });
@@ -98,6 +99,7 @@ export function makeCtx(
     db: hub.db,
     logger: silent,
     services: { board: hub.board },
+    modules: ModuleState.forStateDir(hub.config.stateDir),
     events: hub.events,
     caller: { transport, ...(mcpSessionId ? { mcpSessionId } : {}) },
     signal: new AbortController().signal,
