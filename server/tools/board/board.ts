@@ -60,6 +60,7 @@ export const BoardOutputSchema = Type.Object({
 
 /** The agent budget (32,000) less room for the envelope's own keys. */
 export const BOARD_BUDGET_CHARS = 30_000;
+const MAX_BUDGETED_PAGE = 60;
 
 const size = (value: unknown): number => budgetSize(JSON.stringify(value));
 
@@ -103,8 +104,11 @@ export const taskBoardTool = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/api/board/list', operationId: 'boardList' },
   handler(ctx, input) {
-    const page = boardOf(ctx).board(input);
     const budgeted = ctx.caller.transport !== 'rest';
+    // Under the agent budget no page can show more than about this many cards per column (a card is
+    // 150+ chars); fetching 500 per column only to hold most of them back would be wasted work.
+    const limit = budgeted ? Math.min(input.limit ?? 20, MAX_BUDGETED_PAGE) : input.limit;
+    const page = boardOf(ctx).board({ ...input, limit });
     const meta: Record<string, unknown> = {
       wip_violations: page.wip
         .filter((w) => w.over_cap)
