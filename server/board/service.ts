@@ -2,7 +2,7 @@
 // file first (atomic temp + rename) and then the index, inside one IMMEDIATE transaction: the write lock
 // is the mutex that makes claim-next, id allocation and version checks atomic across connections and
 // processes, and a crash between the two steps leaves a file that reconciliation re-reads at start.
-import { type FSWatcher, mkdirSync, readdirSync, readFileSync, watch } from 'node:fs';
+import { type FSWatcher, mkdirSync, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
@@ -507,18 +507,37 @@ export function createBoardService(options: BoardServiceOptions) {
   }
 
   /** Repairs the index from the files: the files win. */
-  function reconcile(): ReconcileReport {
+  /** File stamps (mtime and size) seen by the last reconciliation, so periodic rescans read only what changed. */
+  const stamps = new Map<string, string>();
+
+  /**
+   * Repairs the index from the files: the files win. `quick` (the periodic safety-net rescan) skips files
+   * whose mtime and size are what the last pass saw; start-up reads and hashes every file.
+   */
+  function reconcile(mode: 'full' | 'quick' = 'full'): ReconcileReport {
     const names = listTaskFiles();
     // Lower ids first, so when two files claim one id the outcome does not depend on readdir order.
     const byId = (n: string) => Number(/^TASK-(\d+)/.exec(n)?.[1] ?? Number.MAX_SAFE_INTEGER);
     names.sort((a, b) => byId(a) - byId(b) || (a < b ? -1 : 1));
+    const present = new Set<string>();
     const texts = new Map<string, string>();
+    const seen = new Map<string, string>();
     for (const n of names) {
+      let stamp: string;
+      try {
+        const st = statSync(join(tasksDir, n));
+        stamp = `${st.mtimeMs}:${st.size}`;
+      } catch {
+        continue; // deleted since readdir
+      }
+      present.add(n);
+      seen.set(n, stamp);
+      if (mode === 'quick' && stamps.get(n) === stamp) continue;
       const t = readText(n);
       if (t !== null) texts.set(n, t);
     }
     const report: ReconcileReport = {
-      files: texts.size,
+      files: present.size,
       added: 0,
       updated: 0,
       unchanged: 0,
@@ -527,7 +546,7 @@ export function createBoardService(options: BoardServiceOptions) {
     };
     write(() => {
       const quiet = store.total() === 0;
-      const present = new Set(texts.keys());
+      report.unchanged = present.size - texts.size;
       const exists = (n: string) => present.has(n);
       // Rows whose file is gone go first, so a renamed file can take over its id.
       for (const row of store.files()) {
@@ -540,7 +559,6 @@ export function createBoardService(options: BoardServiceOptions) {
       for (const [path] of errors) if (!present.has(path)) store.clearParseError(path);
       let maxOnDisk = 0;
       for (const [name, text] of texts) {
-        maxOnDisk = Math.max(maxOnDisk, byId(name) === Number.MAX_SAFE_INTEGER ? 0 : byId(name));
         if (errors.get(name) === contentHash(text)) {
           report.parse_errors++;
           continue;
@@ -550,9 +568,14 @@ export function createBoardService(options: BoardServiceOptions) {
         else report[outcome]++;
       }
       // Ids of files that do not parse are taken too: a new task must not reuse a broken file's number.
+      for (const name of present)
+        maxOnDisk = Math.max(maxOnDisk, byId(name) === Number.MAX_SAFE_INTEGER ? 0 : byId(name));
       store.raiseCounter(maxOnDisk + 1);
     });
-    log.info(report, 'task board reconciled with its files');
+    stamps.clear();
+    for (const [n, stamp] of seen) stamps.set(n, stamp);
+    const changed = report.added + report.updated + report.removed > 0;
+    if (mode === 'full' || changed) log.info(report, 'task board reconciled with its files');
     return report;
   }
 
@@ -615,7 +638,7 @@ export function createBoardService(options: BoardServiceOptions) {
   function safeRescan(): void {
     if (closed) return;
     try {
-      reconcile();
+      reconcile('quick');
     } catch (err) {
       log.error({ err }, 'task board rescan failed; the next one will retry');
     }

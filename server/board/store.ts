@@ -144,12 +144,14 @@ export function createBoardStore(db: Db) {
     statusIds: db.prepare<[string, number], { id: number }>(
       'SELECT id FROM tasks WHERE status = ? ORDER BY priority_rank, id LIMIT ?',
     ),
+    // One status at a time (emergency, then icebox) so the scan walks tasks_claim in order and stops at
+    // the first task whose dependencies are met, instead of sorting every ready task.
     claimNext: db.prepare<Record<string, unknown>, TaskRow>(`
-      SELECT * FROM tasks t
-      WHERE t.ready = 1 AND t.status IN ('emergency', 'icebox')
+      SELECT * FROM tasks t INDEXED BY tasks_claim
+      WHERE t.ready = 1 AND t.status = @status
         AND (@swimlane IS NULL OR t.swimlane = @swimlane)
         AND NOT EXISTS (${DEP_UNMET_SQL})
-      ORDER BY CASE t.status WHEN 'emergency' THEN 0 ELSE 1 END, t.priority_rank, t.id
+      ORDER BY t.priority_rank, t.id
       LIMIT 1`),
     readyList: db.prepare<Record<string, unknown>, TaskRow & { unmet: number }>(`
       SELECT t.*, (SELECT count(*) FROM (${DEP_UNMET_SQL})) AS unmet FROM tasks t
@@ -266,7 +268,8 @@ export function createBoardStore(db: Db) {
     counts: (f: BoardFilters) => s.counts.all(filterParams(f)),
     statusCount: (status: Status): number => s.statusCount.get(status)?.n ?? 0,
     statusIds: (status: Status, limit: number): number[] => s.statusIds.all(status, limit).map((r) => r.id),
-    claimNext: (swimlane: string | null): TaskRow | undefined => s.claimNext.get({ swimlane }),
+    claimNext: (swimlane: string | null): TaskRow | undefined =>
+      s.claimNext.get({ status: 'emergency', swimlane }) ?? s.claimNext.get({ status: 'icebox', swimlane }),
     readyList: (swimlane: string | null, limit: number, offset: number) =>
       s.readyList.all({ swimlane, limit, offset }),
     readyCount: (swimlane: string | null): number => s.readyCount.get({ swimlane })?.n ?? 0,

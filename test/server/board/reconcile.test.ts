@@ -74,6 +74,24 @@ describe('reconciliation at start', () => {
     }
   });
 
+  it('rescans quickly: only files whose mtime or size changed are read again', () => {
+    const repo = tempRepo();
+    makeTaskFiles(join(repo, 'docs', 'tasks'), 50);
+    const hub = openHub({ repo });
+    try {
+      const idle = hub.board.reconcile('quick');
+      assert.equal(idle.unchanged, 50);
+      const path = join(hub.tasksDir, 'TASK-7-task-7.md');
+      writeFileSync(path, readFileSync(path, 'utf8').replace('priority: P3', 'priority: P0 '));
+      const after = hub.board.reconcile('quick');
+      assert.deepEqual({ updated: after.updated, unchanged: after.unchanged }, { updated: 1, unchanged: 49 });
+      assert.equal(hub.board.show('TASK-7').priority, 'P0');
+    } finally {
+      hub.close();
+      removeRepo(repo);
+    }
+  });
+
   it('reports two files claiming one id and indexes the first by name', () => {
     const repo = tempRepo();
     makeTaskFiles(join(repo, 'docs', 'tasks'), 1, () => 'icebox', 5);
