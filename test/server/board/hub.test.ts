@@ -2,6 +2,7 @@
 // a real port). The board service is attached the way services.ts will attach it.
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { createBoardService } from '../../../server/board/service.ts';
 import { boardTools } from '../../../server/tools/board/index.ts';
@@ -114,6 +115,23 @@ describe('board tools in the hub', () => {
     assert.match(stale.env.error?.message ?? '', /is at version 1, not 7/);
     const wrongArgs = await mcp('cos_task_board', { limit: 0 });
     assert.equal(wrongArgs.env.error?.category, 'validation');
+  });
+
+  it('OpenAPI: the board routes make a valid 3.1 document with one operation per tool', async () => {
+    const doc = JSON.parse(JSON.stringify(t.app.swagger())) as {
+      paths: Record<string, Record<string, { operationId: string; tags: string[] }>>;
+    };
+    await SwaggerParser.validate(structuredClone(doc) as never);
+    const ops = Object.entries(doc.paths)
+      .filter(([path]) => path.startsWith('/api/board/'))
+      .flatMap(([path, methods]) =>
+        Object.entries(methods).map(
+          ([m, op]) => `${m.toUpperCase()} ${path} ${op.operationId} ${op.tags.join(',')}`,
+        ),
+      );
+    assert.equal(ops.length, boardTools.length);
+    assert.ok(ops.includes('GET /api/board/list boardList board'));
+    assert.ok(ops.includes('PATCH /api/board/tasks/{id} boardTaskEdit board'));
   });
 
   it('runTool: every read tool answers ok on the big board', async () => {
