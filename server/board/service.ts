@@ -917,6 +917,13 @@ export function createBoardService(options: BoardServiceOptions) {
 
   function show(idText: string): TaskView {
     const id = requireId(idText);
+    // The common case needs no write lock: the file is what the index last saw.
+    const row = store.get(id);
+    const text = row === undefined ? null : readText(row.path);
+    if (row !== undefined && text !== null && contentHash(text) === row.content_hash) {
+      const parsed = parseTaskFile(text, row.path);
+      if (parsed.ok) return toView(parsed.doc.fields, parsed.doc.sections, row.path, parsed.doc);
+    }
     return write(() => {
       const l = load(id);
       return toView(l.doc.fields, l.doc.sections, l.name, l.doc);
