@@ -29,6 +29,7 @@
 import { digitsOf, settleTokens } from './budget.ts';
 import {
   GRAPH_SUBGRAPH_BUDGET_CHARS,
+  type Layer,
   SCALAR_TRIM_FLOOR_CHARS,
   TOKEN_BUDGET_CHARS,
   TRIMMABLE_LIST_KEYS,
@@ -49,9 +50,17 @@ import {
 
 export type { TrimStats } from './measure.ts';
 
+/** What a caller may put in meta. Keys only ok() may set are accepted by the type but always discarded. */
+export type CallerMeta = {
+  layer?: Layer;
+  /** How to fetch what a cut left out: a tool turns the trim markers into one of these. */
+  next_cursor?: string | null;
+  next_offset?: number | null;
+} & Record<string, unknown>;
+
 export interface OkOptions {
-  /** Caller keys for data.meta (`layer`, `next_cursor`, …). Keys only ok() may set are discarded. */
-  meta?: Record<string, unknown>;
+  /** Caller keys for data.meta (`layer`, `next_cursor`, …), merged over any meta already in the payload. */
+  meta?: CallerMeta;
   /** false: skip the trimmer entirely (browser routes page by themselves). Default true. */
   applyBudget?: boolean;
 }
