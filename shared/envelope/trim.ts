@@ -85,13 +85,21 @@ function isTransparentObject(value: unknown): value is Json {
   return isPlainObject(value) && typeof value.toJSON !== 'function';
 }
 
+/**
+ * Assignment with a key taken from the payload: plain `obj[key] =` would set the prototype for a
+ * `__proto__` key (which JSON.parse does create) instead of a property JSON writes.
+ */
+function setOwn(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 const COMPUTED_KEY = /^(tokens_estimated|truncated|truncated_.*|envelope_unshrinkable)$/;
 
 function mergeCallerMeta(target: Json, source: unknown, what: string): void {
   if (source === undefined || source === null) return;
   if (!isPlainObject(source)) throw new TypeError(`ok(): ${what} must be a plain object`);
   for (const [key, value] of Object.entries(source)) {
-    if (!COMPUTED_KEY.test(key)) target[key] = value;
+    if (!COMPUTED_KEY.test(key)) setOwn(target, key, value);
   }
 }
 
@@ -324,8 +332,8 @@ class Trimmer {
     const skeleton: Json = { ...this.body };
     for (const { key, buckets } of dicts) {
       const dict: Json = { ...(this.body[key] as Json) };
-      for (const bucket of buckets) dict[bucket] = [];
-      skeleton[key] = dict;
+      for (const bucket of buckets) setOwn(dict, bucket, []);
+      setOwn(skeleton, key, dict);
     }
     const skeletonCost = this.measureEnvelope(skeleton);
     const groups: Cost[] = [];
@@ -354,11 +362,11 @@ class Trimmer {
       for (const bucket of buckets) {
         const list = dict[bucket] as unknown[];
         if (list.length <= found.cap) continue;
-        dict[bucket] = list.slice(0, found.cap);
-        record[bucket] = { from: list.length, to: found.cap };
+        setOwn(dict, bucket, list.slice(0, found.cap));
+        setOwn(record, bucket, { from: list.length, to: found.cap });
       }
       if (Object.keys(record).length === 0) continue;
-      next[key] = dict;
+      setOwn(next, key, dict);
       this.meta[`truncated_${key}`] = record;
     }
     this.body = next;
@@ -384,11 +392,11 @@ class Trimmer {
     const rebuild = (listFor: (list: unknown[]) => unknown[]): Json => {
       const next: Json = { ...this.body };
       for (const { key, index, member } of members) {
-        if (next[key] === this.body[key]) next[key] = [...(this.body[key] as unknown[])];
+        if (next[key] === this.body[key]) setOwn(next, key, [...(this.body[key] as unknown[])]);
         const outer = next[key] as unknown[];
         const original = (this.body[key] as unknown[])[index] as Json;
         if (outer[index] === original) outer[index] = { ...original };
-        (outer[index] as Json)[member] = listFor(original[member] as unknown[]);
+        setOwn(outer[index] as Json, member, listFor(original[member] as unknown[]));
       }
       return next;
     };
@@ -408,7 +416,7 @@ class Trimmer {
     const record: Record<string, { from: number; to: number }> = {};
     for (const { key, index, member, path } of members) {
       const list = ((this.body[key] as unknown[])[index] as Json)[member] as unknown[];
-      if (list.length > found.cap) record[path] = { from: list.length, to: found.cap };
+      if (list.length > found.cap) setOwn(record, path, { from: list.length, to: found.cap });
     }
     this.body = rebuild((list) => (list.length > found.cap ? list.slice(0, found.cap) : list));
     this.meta.truncated_members = record;
@@ -670,7 +678,7 @@ function mapStrings(body: Json, fn: (value: string, path: PathNode) => string): 
         const next = visit(item, { parent: path, key });
         if (next !== item) {
           out ??= { ...value };
-          out[key] = next;
+          setOwn(out, key, next);
         }
       }
       return out ?? value;
@@ -684,7 +692,7 @@ function mapStrings(body: Json, fn: (value: string, path: PathNode) => string): 
     const next = visit(item, { parent: undefined, key });
     if (next !== item) {
       out ??= { ...body };
-      out[key] = next;
+      setOwn(out, key, next);
     }
   }
   return out ?? body;

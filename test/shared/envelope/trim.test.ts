@@ -290,3 +290,16 @@ describe('rung 0: the graph tier', () => {
     assert.equal(meta.truncated_nodes_from, 20_000);
   });
 });
+
+describe('hostile keys', () => {
+  it('treats a __proto__ key from JSON.parse as data in every rung', () => {
+    const data = JSON.parse(
+      `{"__proto__": {"__proto__": ${JSON.stringify(range(9000))}}, "groups": [{"__proto__": ${JSON.stringify(range(9000))}}], "meta": {"__proto__": {"x": 1}}}`,
+    ) as Record<string, unknown>;
+    const { data: body, meta, size } = okChecked(data);
+    assert.ok(size <= TOKEN_BUDGET_CHARS);
+    assert.equal(Object.getPrototypeOf(body), Object.prototype);
+    assert.ok(Object.hasOwn(meta, 'truncated___proto__'));
+    assert.ok(Object.hasOwn(meta.truncated_members ?? {}, 'groups[0].__proto__'));
+  });
+});
