@@ -180,9 +180,10 @@ class Trimmer {
    */
   run(): { cost: Cost; fits: boolean; exact: boolean } {
     const result = (cost: Cost, exact = false) => ({ cost, fits: fitsBudget(cost, this.budget), exact });
+    let whole: Cost | undefined;
     if (this.looksSmall()) {
       // Most answers are a few KB: one plain serialisation settles them faster than any skeleton.
-      const whole = this.measureEnvelope(this.body);
+      whole = this.measureEnvelope(this.body);
       if (fitsBudget(whole, this.budget)) return result(whole, true);
     }
     let current: Cost | undefined;
@@ -194,15 +195,11 @@ class Trimmer {
       current = rung() ?? current;
       if (current !== undefined && fitsBudget(current, this.budget)) return result(current);
     }
-    let exact = false;
-    if (current === undefined) {
-      // No list anywhere: one plain serialisation prices the body before any walk over its strings.
-      current = this.measureEnvelope(this.body);
-      exact = true;
-      if (fitsBudget(current, this.budget)) return result(current, true);
-    }
     const afterStrings = this.stringRung();
-    return afterStrings === undefined ? result(current, exact) : result(afterStrings);
+    if (afterStrings !== undefined) return result(afterStrings);
+    if (current !== undefined) return result(current);
+    // Nothing anywhere could be cut: the body as it is, priced exactly.
+    return result(whole ?? this.measureEnvelope(this.body), true);
   }
 
   /**
@@ -228,14 +225,15 @@ class Trimmer {
     const evaluate = (cap: number): { cost: Cost; cut: boolean } => {
       const cost = { a: skeleton.a, n: skeleton.n };
       const cutPerGroup = new Array<number>(groups.length).fill(0);
+      const capDigits = digitsOf(cap);
       let cut = false;
       for (const part of parts) {
         part.piece.addCost(cap, cost);
         if (part.piece.length > cap) {
           cut = true;
           add(cost, part.entry);
-          if (part.withKept) cost.a += digitsOf(cap);
-          if (part.countDigits > 0) cost.a += digitsOf(cap) - part.countDigits;
+          if (part.withKept) cost.a += capDigits;
+          if (part.countDigits > 0) cost.a += capDigits - part.countDigits;
           cutPerGroup[part.group]!++;
         }
       }
