@@ -15,7 +15,7 @@ import { openDatabase } from '../../server/db/open.ts';
 import { EventBus } from '../../server/events/bus.ts';
 import { ModuleState } from '../../server/modules.ts';
 import { taskBoardTool } from '../../server/tools/board/board.ts';
-import type { ToolContext } from '../../server/tools/context.ts';
+import type { HubServices, ToolContext } from '../../server/tools/context.ts';
 import { runTool } from '../../server/tools/run.ts';
 
 const { values } = parseArgs({
@@ -124,7 +124,7 @@ const ctx: ToolContext = {
   config,
   db,
   logger,
-  services: { board },
+  services: { board } as Partial<HubServices> as HubServices,
   modules: ModuleState.forStateDir(config.stateDir),
   events,
   caller: { transport: 'mcp' },

@@ -15,7 +15,7 @@ import { type Config, loadConfig } from '../../../server/config.ts';
 import { type Db, openDatabase } from '../../../server/db/open.ts';
 import { EventBus, type HubEvent } from '../../../server/events/bus.ts';
 import { ModuleState } from '../../../server/modules.ts';
-import type { ToolContext } from '../../../server/tools/context.ts';
+import type { HubServices, ToolContext } from '../../../server/tools/context.ts';
 
 export const silent = pino({ level: 'silent' });
 
@@ -98,7 +98,8 @@ export function makeCtx(
     config: hub.config,
     db: hub.db,
     logger: silent,
-    services: { board: hub.board },
+    // Only the board: these tests exercise no other service.
+    services: { board: hub.board } as Partial<HubServices> as HubServices,
     modules: ModuleState.forStateDir(hub.config.stateDir),
     events: hub.events,
     caller: { transport, ...(mcpSessionId ? { mcpSessionId } : {}) },
