@@ -1,10 +1,9 @@
-// Board bench: creates 10,000 tasks through the service (file + index, as an agent would), then times the
-// board page, search and claim-next. Real files in a temp directory, a real SQLite file.
-// Usage: node --import tsx scripts/bench/board.ts [--tasks 10000] [--no-dir-fsync]
-//   Every write fsyncs the file before the rename and the directory after it, as the hub does;
-//   --no-dir-fsync skips the directory fsync to show what it costs.
+// Board bench: creates 10,000 tasks through the service (file + index, as an agent would), spreads them
+// over the columns with real moves, then times the board page, search and claim-next. Real files in a
+// temp directory and a real SQLite file; every write fsyncs the file and its directory, as the hub does.
+// Usage: npm run bench:board -- [--tasks 10000] [--no-dir-fsync]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import pino from 'pino';
@@ -17,6 +16,7 @@ import { ModuleState } from '../../server/modules.ts';
 import { taskBoardTool } from '../../server/tools/board/board.ts';
 import type { HubServices, ToolContext } from '../../server/tools/context.ts';
 import { runTool } from '../../server/tools/run.ts';
+import { fmt, summarize, table } from './lib.ts';
 
 const { values } = parseArgs({
   options: {
@@ -29,6 +29,11 @@ const TASKS = Number(values.tasks);
 const repo = mkdtempSync(join(tmpdir(), 'cos-bench-board-'));
 mkdirSync(join(repo, '.cos'), { recursive: true });
 const config = loadConfig({ COS_REPO: repo }, {}, repo);
+// No WIP caps: the bench measures the work, not refusals.
+writeFileSync(
+  join(config.stateDir, 'board.json'),
+  JSON.stringify({ wip: { in_progress: null, testing: null, emergency: null } }),
+);
 const db = openDatabase(join(config.stateDir, 'hub.db'));
 const events = new EventBus();
 const logger = pino({ level: 'silent' });
@@ -40,63 +45,34 @@ const board = createBoardService({
   watch: false,
   durable: !values['no-dir-fsync'],
 });
-// No WIP caps: the bench measures the work, not refusals.
-writeFileSync(
-  join(config.stateDir, 'board.json'),
-  JSON.stringify({ wip: { in_progress: null, testing: null, emergency: null } }),
-);
 board.start();
 
-const WORDS = [
-  'parser',
-  'index',
-  'cursor',
-  'budget',
-  'watcher',
-  'sqlite',
-  'graph',
-  'search',
-  'agent',
-  'claim',
-  'review',
-  'render',
-  'schema',
-  'router',
-  'session',
-  'token',
-];
+const WORDS =
+  'parser index cursor budget watcher sqlite graph search agent claim review render schema router session token'.split(
+    ' ',
+  );
 const word = (i: number) => WORDS[i % WORDS.length] ?? 'task';
 
-interface Figures {
-  n: number;
-  p50: number;
-  p99: number;
-  perSecond: number;
-}
+const rows: (string | number)[][] = [];
 
-function time(n: number, fn: (i: number) => unknown): Figures {
+async function measure(name: string, n: number, fn: (i: number) => unknown): Promise<void> {
   const samples: number[] = [];
   const start = performance.now();
   for (let i = 0; i < n; i++) {
     const t0 = performance.now();
-    fn(i);
+    await fn(i);
     samples.push(performance.now() - t0);
   }
-  const total = performance.now() - start;
-  samples.sort((a, b) => a - b);
-  const at = (q: number) => samples[Math.min(samples.length - 1, Math.floor(q * samples.length))] ?? 0;
-  return { n, p50: at(0.5), p99: at(0.99), perSecond: (n / total) * 1000 };
+  const seconds = (performance.now() - start) / 1000;
+  const s = summarize(samples);
+  rows.push([name, s.n, fmt(s.p50), fmt(s.p99), Math.round(s.n / seconds)]);
 }
 
-const fmt = (f: Figures) =>
-  `n=${f.n}  p50 ${f.p50.toFixed(2)} ms  p99 ${f.p99.toFixed(2)} ms  ${Math.round(f.perSecond).toLocaleString('en')}/s`;
-
 const actor = { source: 'api' as const };
-const create = time(TASKS, (i) =>
+await measure('create (file + index)', TASKS, (i) =>
   board.create(
     {
       title: `${word(i)} ${word(i * 7 + 3)} ${word(i * 13 + 5)} work item ${i}`,
-      kind: 'feature',
       priority: PRIORITIES[i % 4],
       ready: i % 2 === 0,
       swimlane: i % 3 === 0 ? 'web' : 'hub',
@@ -106,7 +82,8 @@ const create = time(TASKS, (i) =>
     actor,
   ),
 );
-// Spread the board over the columns with real moves (file + index), so every column has cards.
+
+// Spread the board over the columns with real moves, so every column has cards.
 const PATHS: Status[][] = [
   [],
   ['emergency'],
@@ -116,14 +93,25 @@ const PATHS: Status[][] = [
   ['in_progress', 'complete'],
   ['archive'],
 ];
-const move = time(TASKS, (i) => {
+await measure('move a task along (0–2 moves)', TASKS, (i) => {
   for (const to of PATHS[i % PATHS.length] ?? []) board.move(`TASK-${i + 1}`, to, {}, actor);
+});
+
+await measure('board page (6 columns × 20)', 300, () => board.board());
+await measure('board page, label + swimlane', 300, (i) =>
+  board.board({ label: 'ready', swimlane: i % 2 ? 'web' : 'hub' }),
+);
+let cursor: string | undefined;
+await measure('board page via next_cursor (50)', 300, () => {
+  const page = board.board({ limit: 50, ...(cursor ? { cursor } : {}) });
+  cursor = page.next_cursor ?? undefined;
 });
 
 const ctx: ToolContext = {
   config,
   db,
   logger,
+  // Only the board: the bench exercises no other service.
   services: { board } as Partial<HubServices> as HubServices,
   modules: ModuleState.forStateDir(config.stateDir),
   events,
@@ -131,30 +119,12 @@ const ctx: ToolContext = {
   signal: new AbortController().signal,
   progress: () => {},
 };
-
-const boardPage = time(300, () => board.board());
-const boardFiltered = time(300, (i) => board.board({ label: 'ready', swimlane: i % 2 ? 'web' : 'hub' }));
-let cursor: string | undefined;
-const boardCursor = time(300, () => {
-  const page = board.board({ limit: 50, ...(cursor ? { cursor } : {}) });
-  cursor = page.next_cursor ?? undefined;
+let envelopeChars = 0;
+await measure('cos_task_board via runTool (MCP budget)', 200, async () => {
+  envelopeChars = JSON.stringify(
+    await runTool(taskBoardTool, { limit: 500 }, { applyBudget: true, ctx }),
+  ).length;
 });
-let mcpSize = 0;
-const boardMcp = { value: null as Figures | null };
-const mcpSamples: number[] = [];
-for (let i = 0; i < 100; i++) {
-  const t0 = performance.now();
-  const env = await runTool(taskBoardTool, { limit: 500 }, { applyBudget: true, ctx });
-  mcpSamples.push(performance.now() - t0);
-  mcpSize = JSON.stringify(env).length;
-}
-mcpSamples.sort((a, b) => a - b);
-boardMcp.value = {
-  n: 100,
-  p50: mcpSamples[50] ?? 0,
-  p99: mcpSamples[99] ?? 0,
-  perSecond: 100 / (mcpSamples.reduce((a, b) => a + b, 0) / 1000),
-};
 
 const queries = [
   'parser',
@@ -166,26 +136,23 @@ const queries = [
   'sess',
   'token router',
 ];
-const search = time(2000, (i) => board.search(queries[i % queries.length] ?? 'parser', { limit: 20 }));
+await measure('search (bm25 + snippet, 20)', 2000, (i) =>
+  board.search(queries[i % queries.length] ?? 'parser', { limit: 20 }),
+);
 
 // Only as many claims as there are ready tasks: an empty queue answers in microseconds and would flatter p50.
 const claimable = Math.min(1000, board.ready().total);
-const claim = time(claimable, (i) => board.claimNext({ source: 'mcp', agentSession: `agent-${i % 16}` }));
+await measure('claim-next (file + index)', claimable, (i) =>
+  board.claimNext({ source: 'mcp', agentSession: `agent-${i % 16}` }),
+);
 
 board.close();
 db.close();
 rmSync(repo, { recursive: true, force: true });
 
 console.log(
-  `board bench: ${TASKS.toLocaleString('en')} tasks, node ${process.version}, directory fsync ${values['no-dir-fsync'] ? 'off' : 'on'}`,
+  `board bench: ${TASKS.toLocaleString('en')} tasks, node ${process.version}, ${cpus().length} cores, ` +
+    `load ${loadavg()[0]?.toFixed(1)}, directory fsync ${values['no-dir-fsync'] ? 'off' : 'on'}; ` +
+    `cos_task_board envelope ${envelopeChars.toLocaleString('en')} chars`,
 );
-console.log(`create (file + index)        ${fmt(create)}`);
-console.log(`moves (0–2 per task)          ${fmt(move)}`);
-console.log(`board page (all columns, 20) ${fmt(boardPage)}`);
-console.log(`board page, label+swimlane   ${fmt(boardFiltered)}`);
-console.log(`board page via cursor (50)   ${fmt(boardCursor)}`);
-console.log(
-  `cos_task_board over runTool  ${fmt(boardMcp.value)}  (envelope ${mcpSize.toLocaleString('en')} chars)`,
-);
-console.log(`search (bm25 + snippet)      ${fmt(search)}`);
-console.log(`claim-next (file + index)    ${fmt(claim)}`);
+console.log(table(['operation', 'n', 'p50 ms', 'p99 ms', 'per second'], rows));
