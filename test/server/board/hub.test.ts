@@ -151,3 +151,45 @@ describe('board tools in the hub', () => {
     }
   });
 });
+
+describe('board tools under hostile input', () => {
+  it('never answer internal, whatever the arguments (fast-check through runTool)', async () => {
+    const fc = (await import('fast-check')).default;
+    const ctx = t.hub.context({ transport: 'mcp', mcpSessionId: 'fuzz' });
+    for (const tool of boardTools) {
+      const keys = Object.keys(tool.input.properties);
+      const value = fc.oneof(
+        fc.anything(),
+        fc.string(),
+        fc.constantFrom(
+          'TASK-1',
+          'TASK-0',
+          '-1',
+          'icebox',
+          'in_progress',
+          'P0',
+          '',
+          'ready',
+          'x'.repeat(300),
+        ),
+        fc.integer(),
+        fc.array(fc.constantFrom('TASK-1', 'TASK-2', 'nope', '')),
+      );
+      await fc.assert(
+        fc.asyncProperty(
+          fc.dictionary(fc.constantFrom(...keys, 'extra'), value, { maxKeys: 6 }),
+          async (input) => {
+            const env = await runTool(tool, input, { applyBudget: true, ctx });
+            if (!env.ok)
+              assert.notEqual(
+                env.error.category,
+                'internal',
+                `${tool.name} ${JSON.stringify(input)}: ${env.error.message}`,
+              );
+          },
+        ),
+        { numRuns: 60 },
+      );
+    }
+  });
+});
