@@ -19,7 +19,6 @@ import {
   type Kind,
   type Priority,
   parseTaskId,
-  priorityRank,
   READY_LABEL,
   STATUSES,
   type Status,
@@ -195,13 +194,16 @@ export interface ReconcileReport {
 }
 
 export interface TaskUpdatedEvent {
-  task_id: string;
-  change: 'created' | 'moved' | 'edited' | 'work_log' | 'claimed' | 'file' | 'deleted';
+  /** Null only for a `bulk` change. */
+  task_id: string | null;
+  /** `bulk`: many files changed at once (a git checkout); `task_ids` lists them, refetch the board. */
+  change: 'created' | 'moved' | 'edited' | 'work_log' | 'claimed' | 'file' | 'deleted' | 'bulk';
   old_status: Status | null;
   new_status: Status | null;
   agent_session: string | null;
   source: ChangeSource;
   version: number | null;
+  task_ids?: string[];
 }
 
 export interface HistoryEntry {
@@ -245,6 +247,8 @@ declare module '../tools/context.ts' {
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 500;
 const MAX_CLAIM_ATTEMPTS = 50;
+/** More changes than this in one transaction are announced as one `bulk` event. */
+const BULK_EVENT_THRESHOLD = 100;
 const nowIso = () => new Date().toISOString();
 
 const parseList = (json: string): string[] => JSON.parse(json) as string[];
@@ -360,7 +364,19 @@ export function createBoardService(options: BoardServiceOptions) {
     }
     const out = outbox;
     outbox = [];
-    for (const e of out) events.publish('task-updated', e);
+    if (out.length > BULK_EVENT_THRESHOLD) {
+      // A checkout of thousands of files would flush the live stream's ring buffer; one event says it all.
+      events.publish('task-updated', {
+        task_id: null,
+        change: 'bulk',
+        old_status: null,
+        new_status: null,
+        agent_session: null,
+        source: out[0]?.source ?? 'file',
+        version: null,
+        task_ids: out.map((e) => e.task_id).filter((id): id is string => id !== null),
+      } satisfies TaskUpdatedEvent);
+    } else for (const e of out) events.publish('task-updated', e);
     return result;
   }
 
@@ -370,7 +386,7 @@ export function createBoardService(options: BoardServiceOptions) {
     extra: { reason?: string | null; detail?: unknown } = {},
   ) {
     outbox.push(e);
-    const id = parseTaskId(e.task_id);
+    const id = e.task_id === null ? null : parseTaskId(e.task_id);
     if (historyType !== null && id !== null)
       store.insertEvent({
         task_id: id,
@@ -1387,6 +1403,5 @@ export function createBoardService(options: BoardServiceOptions) {
     store,
     /** Repo-relative path of a file in the tasks directory (for messages). */
     repoPath,
-    priorityRank,
   };
 }

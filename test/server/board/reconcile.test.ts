@@ -92,6 +92,32 @@ describe('reconciliation at start', () => {
     }
   });
 
+  it('announces a rewrite of many files as one bulk event, not one per file', () => {
+    const repo = tempRepo();
+    makeTaskFiles(join(repo, 'docs', 'tasks'), 150, () => 'icebox');
+    const hub = openHub({ repo });
+    try {
+      for (const name of taskFiles(hub)) {
+        const path = join(hub.tasksDir, name);
+        writeFileSync(path, readFileSync(path, 'utf8').replace('status: icebox', 'status: blocked'));
+      }
+      const before = hub.received.length;
+      assert.equal(hub.board.reconcile().updated, 150);
+      const events = hub.received.slice(before).map((e) => e.data as { change: string; task_ids?: string[] });
+      assert.equal(events.length, 1);
+      assert.equal(events[0]?.change, 'bulk');
+      assert.equal(events[0]?.task_ids?.length, 150);
+      assert.equal(
+        hub.board.history('TASK-9').events.at(-1)?.to_status,
+        'blocked',
+        'history is still per task',
+      );
+    } finally {
+      hub.close();
+      removeRepo(repo);
+    }
+  });
+
   it('reports two files claiming one id and indexes the first by name', () => {
     const repo = tempRepo();
     makeTaskFiles(join(repo, 'docs', 'tasks'), 1, () => 'icebox', 5);
