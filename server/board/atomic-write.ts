@@ -1,7 +1,7 @@
 // Crash-safe file writes: a reader (a person, git, the watcher) sees either the old file or the new one,
 // never half of one. The temp file lives in the same directory so the rename never crosses a filesystem.
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
+import { closeSync, existsSync, fsyncSync, linkSync, openSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 
 /** Temp files start with a dot so the watcher and reconciliation ignore them. */
@@ -55,8 +55,13 @@ export function createFileAtomic(path: string, text: string, options: { durable?
   try {
     linkSync(tmp, path);
   } catch (err) {
-    if ((err as NodeJS.ErrnoException).code === 'EEXIST') return false;
-    throw err;
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code === 'EEXIST') return false;
+    // Filesystems without hard links: the caller holds the board's write lock, so check-then-rename
+    // races only with a person creating the same file name by hand in the same instant.
+    if (code !== 'EPERM' && code !== 'ENOTSUP' && code !== 'EOPNOTSUPP' && code !== 'EXDEV') throw err;
+    if (existsSync(path)) return false;
+    renameSync(tmp, path);
   } finally {
     rmSync(tmp, { force: true });
   }
