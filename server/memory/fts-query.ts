@@ -36,6 +36,8 @@ export interface FtsPlan {
 
 const MAX_TERMS = 32;
 const MAX_TERM_CHARS = 100;
+// Whitespace and FTS5 syntax characters separate terms; `.`, `-`, `_`, `/` stay inside one (config.ts, a/b).
+const SEPARATORS = /[\s"()*:^{}[\]+,;]+/u;
 const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
 const EDGE_PUNCT = /^[^\p{L}\p{N}\p{M}_]+|[^\p{L}\p{N}\p{M}_]+$/gu;
 const CJK =
@@ -46,7 +48,7 @@ const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
 /** Throws `validation` when nothing searchable remains. */
 export function planQuery(query: string): FtsPlan {
   const terms: QueryTerm[] = [];
-  for (const chunk of query.normalize('NFKC').toLowerCase().split(/\s+/u)) {
+  for (const chunk of query.normalize('NFKC').toLowerCase().split(SEPARATORS)) {
     const words = chunk.match(WORD);
     if (!words) continue;
     const raw = chunk.replace(EDGE_PUNCT, '').slice(0, MAX_TERM_CHARS);
@@ -101,8 +103,9 @@ export function runPlan<R>(
 export function makeSnippet(text: string, terms: QueryTerm[], width = 200): string {
   const flat = text.replace(/\s+/gu, ' ').trim();
   const lower = flat.toLowerCase();
+  // One Latin letter would light up half the text; a single CJK character is a word.
   const needles = [...new Set(terms.flatMap((t) => [t.raw, ...t.words]))]
-    .filter((n) => n.length > 0)
+    .filter((n) => n.length > 1 || CJK.test(n))
     .sort((a, b) => b.length - a.length);
   let first = -1;
   for (const n of needles) {
@@ -113,7 +116,15 @@ export function makeSnippet(text: string, terms: QueryTerm[], width = 200): stri
   const end = Math.min(flat.length, start + width);
   let window = flat.slice(start, end);
   if (needles.length > 0) {
-    const pattern = new RegExp(needles.map(escapeRegExp).join('|'), 'giu');
+    // Latin-like needles only at a word start (the word index matches prefixes); others anywhere.
+    const pattern = new RegExp(
+      needles
+        .map((n) =>
+          /^[\p{Script=Latin}\p{N}_]/u.test(n) ? `(?<![\\p{L}\\p{N}_])${escapeRegExp(n)}` : escapeRegExp(n),
+        )
+        .join('|'),
+      'giu',
+    );
     window = window.replace(pattern, (m) => `**${m}**`);
   }
   return `${start > 0 ? '…' : ''}${window}${end < flat.length ? '…' : ''}`;

@@ -19,7 +19,7 @@ export const ImpactSchema = Type.Union(
 );
 
 /** Session ids name files and rows: a safe charset, no path separators. */
-export const SESSION_ID_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.:-]{0,127}$';
+export const SESSION_ID_PATTERN = '^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$';
 
 export const ObservationSchema = Type.Object({
   id: Type.Integer(),

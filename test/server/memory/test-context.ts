@@ -1,0 +1,52 @@
+// A real ToolContext over a temp directory and a real SQLite file, for calling tool handlers directly.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { loadConfig } from '../../../server/config.ts';
+import { type Db, openDatabase } from '../../../server/db/open.ts';
+import { EventBus } from '../../../server/events/bus.ts';
+import type { HubServices, ToolContext } from '../../../server/tools/context.ts';
+import type { AnyTool } from '../../../server/tools/define.ts';
+
+export interface TestHub {
+  dir: string;
+  repo: string;
+  db: Db;
+  ctx: ToolContext;
+  /** Calls a tool's handler as runTool would after validation. */
+  call: <T = unknown>(tool: AnyTool, input: Record<string, unknown>) => Promise<T>;
+  cleanup: () => void;
+}
+
+export function makeTestHub(
+  makeServices: (base: { db: Db; dir: string; repo: string; ctx: Omit<ToolContext, 'services'> }) => Partial<HubServices>,
+  options: { mcpSessionId?: string; repo?: string } = {},
+): TestHub {
+  const dir = mkdtempSync(join(tmpdir(), 'cos-test-'));
+  const repo = options.repo ?? join(dir, 'repo');
+  const config = loadConfig({ COS_REPO: repo, COS_STATE_DIR: join(dir, 'state') }, {}, dir);
+  const db = openDatabase(join(dir, 'hub.db'));
+  const base = {
+    config,
+    db,
+    logger: pino({ level: 'silent' }),
+    events: new EventBus(),
+    caller: { transport: 'internal' as const, ...(options.mcpSessionId ? { mcpSessionId: options.mcpSessionId } : {}) },
+    signal: new AbortController().signal,
+    progress: () => {},
+  };
+  const ctx = { ...base, services: {} as HubServices };
+  Object.assign(ctx.services, makeServices({ db, dir, repo, ctx: base }));
+  return {
+    dir,
+    repo,
+    db,
+    ctx,
+    call: async <T>(tool: AnyTool, input: Record<string, unknown>) => (await tool.handler(ctx, input)) as T,
+    cleanup: () => {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
