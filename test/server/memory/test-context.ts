@@ -20,7 +20,12 @@ export interface TestHub {
 }
 
 export function makeTestHub(
-  makeServices: (base: { db: Db; dir: string; repo: string; ctx: Omit<ToolContext, 'services'> }) => Partial<HubServices>,
+  makeServices: (base: {
+    db: Db;
+    dir: string;
+    repo: string;
+    ctx: Omit<ToolContext, 'services'>;
+  }) => Partial<HubServices>,
   options: { mcpSessionId?: string; repo?: string } = {},
 ): TestHub {
   const dir = mkdtempSync(join(tmpdir(), 'cos-test-'));
@@ -32,7 +37,10 @@ export function makeTestHub(
     db,
     logger: pino({ level: 'silent' }),
     events: new EventBus(),
-    caller: { transport: 'internal' as const, ...(options.mcpSessionId ? { mcpSessionId: options.mcpSessionId } : {}) },
+    caller: {
+      transport: 'internal' as const,
+      ...(options.mcpSessionId ? { mcpSessionId: options.mcpSessionId } : {}),
+    },
     signal: new AbortController().signal,
     progress: () => {},
   };
