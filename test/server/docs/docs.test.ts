@@ -9,7 +9,7 @@ import { docHeadersByTool } from '../../../server/tools/docs/doc-headers-by.ts';
 import { DocSearchInputSchema, docSearchTool } from '../../../server/tools/docs/doc-search.ts';
 import { docsTools } from '../../../server/tools/docs/index.ts';
 import { ToolError } from '../../../server/tools/errors.ts';
-import { makeTestHub, type TestHub } from '../memory/test-context.ts';
+import { makeTestHub } from '../memory/test-context.ts';
 
 const FIXTURES = new URL('../../fixtures/docs/', import.meta.url).pathname;
 
@@ -336,5 +336,3 @@ describe('keeping the index current', () => {
     }
   });
 });
-
-export type { TestHub };
