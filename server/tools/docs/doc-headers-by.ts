@@ -35,7 +35,8 @@ export const docHeadersByTool = defineTool({
   layer: 'docs',
   input: DocHeadersByInputSchema,
   output: Type.Object({
-    documents: Type.Array(DocHeaderSchema),
+    // `results`: a list key the envelope's budget trimmer knows how to cut (and announce in meta).
+    results: Type.Array(DocHeaderSchema),
     meta: Type.Object({ has_more: Type.Boolean(), next_offset: Type.Union([Type.Integer(), Type.Null()]) }),
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
@@ -43,6 +44,9 @@ export const docHeadersByTool = defineTool({
   handler: (ctx, input) => {
     const { documents, has_more } = ctx.services.docs.headersBy(input);
     const offset = input.offset ?? 0;
-    return { documents, meta: { has_more, next_offset: has_more ? offset + documents.length : null } };
+    return {
+      results: documents,
+      meta: { has_more, next_offset: has_more ? offset + documents.length : null },
+    };
   },
 });

@@ -23,7 +23,8 @@ export const roleOutputsTool = defineTool({
   input: RoleOutputsInputSchema,
   output: Type.Object({
     role: Type.String(),
-    outputs: Type.Array(Type.Intersect([Type.Object({ session_id: Type.String() }), SlotEntrySchema])),
+    // `entries`: a list key the envelope's budget trimmer knows how to cut (and announce in meta).
+    entries: Type.Array(Type.Intersect([Type.Object({ session_id: Type.String() }), SlotEntrySchema])),
     meta: Type.Object({
       sessions_scanned: Type.Integer(),
       unreadable: Type.Integer({ description: 'Bundles skipped as corrupt (moved aside; see the log)' }),
@@ -36,6 +37,6 @@ export const roleOutputsTool = defineTool({
       input.role,
       input,
     );
-    return { role: input.role, outputs, meta: { sessions_scanned, unreadable } };
+    return { role: input.role, entries: outputs, meta: { sessions_scanned, unreadable } };
   },
 });

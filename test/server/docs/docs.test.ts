@@ -230,9 +230,9 @@ describe('docs index and search', () => {
   });
 
   test('cos_doc_headers_by matches scalar values, list items, booleans and bare keys', async () => {
-    type Answer = { documents: { path: string }[]; meta: { has_more: boolean } };
+    type Answer = { results: { path: string }[]; meta: { has_more: boolean } };
     const paths = async (input: Record<string, unknown>) =>
-      (await s.hub.call<Answer>(docHeadersByTool, input)).documents.map((d) => d.path);
+      (await s.hub.call<Answer>(docHeadersByTool, input)).results.map((d) => d.path);
     assert.deepEqual(await paths({ key: 'status', value: 'Accepted' }), ['adr/0001-use-sqlite.md']);
     assert.deepEqual(await paths({ key: 'tags', value: 'sqlite' }), ['adr/0001-use-sqlite.md', 'guide.md']);
     assert.deepEqual(await paths({ key: 'draft', value: 'false' }), ['adr/0002-drop-redis.md']);

@@ -342,18 +342,18 @@ describe('supervise tools', () => {
         });
       }
       type Outs = {
-        outputs: { session_id: string }[];
+        entries: { session_id: string }[];
         meta: { sessions_scanned: number; unreadable: number };
       };
       const all = await hub.call<Outs>(roleOutputsTool, { role: 'tester' });
       assert.deepEqual(
-        all.outputs.map((o) => o.session_id),
+        all.entries.map((o) => o.session_id),
         ['s3', 's2', 's1'],
       );
       assert.deepEqual(all.meta, { sessions_scanned: 3, unreadable: 0 });
       const one = await hub.call<Outs>(roleOutputsTool, { role: 'tester', session_id: 's2' });
       assert.deepEqual(
-        one.outputs.map((o) => o.session_id),
+        one.entries.map((o) => o.session_id),
         ['s2'],
       );
       await rejectsWith(hub.call(roleOutputsTool, { role: 'nobody' }), 'validation', /unknown role/);
