@@ -4,21 +4,15 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { FormatRegistry, type Static, Type } from '@sinclair/typebox';
+import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Logger } from 'pino';
+import '../memory/formats.ts';
 import { SESSION_ID_PATTERN } from '../memory/schemas.ts';
 import { ToolError } from '../tools/errors.ts';
 
 export const BUNDLE_VERSION = 1;
 
-// TypeBox fails every value of a format it does not know; the bundle check needs date-time. Registered only
-// when absent, so a stricter checker registered elsewhere wins.
-if (!FormatRegistry.Has('date-time')) {
-  FormatRegistry.Set('date-time', (v) =>
-    /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/.test(v),
-  );
-}
 const SESSION_ID = new RegExp(SESSION_ID_PATTERN);
 
 export const OutputStatusSchema = Type.Union([

@@ -2,6 +2,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
 import pino from 'pino';
 import { loadConfig } from '../../../server/config.ts';
 import { type Db, openDatabase } from '../../../server/db/open.ts';
@@ -14,7 +15,7 @@ export interface TestHub {
   repo: string;
   db: Db;
   ctx: ToolContext;
-  /** Calls a tool's handler as runTool would after validation. */
+  /** Calls a tool's handler as runTool would after validation, and checks the answer against the output schema. */
   call: <T = unknown>(tool: AnyTool, input: Record<string, unknown>) => Promise<T>;
   cleanup: () => void;
 }
@@ -51,7 +52,16 @@ export function makeTestHub(
     repo,
     db,
     ctx,
-    call: async <T>(tool: AnyTool, input: Record<string, unknown>) => (await tool.handler(ctx, input)) as T,
+    call: async <T>(tool: AnyTool, input: Record<string, unknown>) => {
+      const out: unknown = await tool.handler(ctx, input);
+      if (!Value.Check(tool.output, out)) {
+        const first = [...Value.Errors(tool.output, out)][0];
+        throw new Error(
+          `${tool.name} answered outside its output schema at ${first?.path}: ${first?.message}`,
+        );
+      }
+      return out as T;
+    },
     cleanup: () => {
       db.close();
       rmSync(dir, { recursive: true, force: true });
