@@ -101,6 +101,21 @@ export function createDocsStore(db: Db) {
       WHERE doc_chunks_fts MATCH @match ${FILTERS}
       ORDER BY doc_chunks_fts.rank LIMIT @limit OFFSET @offset`,
   );
+  // Without filters the FTS index ranks and cuts to the page before any chunk row is read (see memory/store.ts).
+  const wordSearchFast = db.prepare<Record<string, unknown>, ChunkHitRow>(
+    `SELECT ${COLUMNS}, f.rank AS bm25
+       FROM (SELECT rowid, rank FROM doc_chunks_fts WHERE doc_chunks_fts MATCH @match
+              ORDER BY rank LIMIT @limit OFFSET @offset) f
+       JOIN doc_chunks c ON c.id = f.rowid
+      ORDER BY f.rank`,
+  );
+  const substringSearchFast = db.prepare<Record<string, unknown>, ChunkHitRow>(
+    `SELECT ${COLUMNS}, f.rank AS bm25
+       FROM (SELECT rowid, rank FROM doc_chunks_tri WHERE doc_chunks_tri MATCH @match
+              ORDER BY rank LIMIT @limit OFFSET @offset) f
+       JOIN doc_chunks c ON c.id = f.rowid
+      ORDER BY f.rank`,
+  );
   const substringSearch = db.prepare<Record<string, unknown>, ChunkHitRow>(
     `SELECT ${COLUMNS}, doc_chunks_tri.rank AS bm25
        FROM doc_chunks_tri JOIN doc_chunks c ON c.id = doc_chunks_tri.rowid
@@ -160,6 +175,8 @@ export function createDocsStore(db: Db) {
     return n;
   });
 
+  const unfiltered = (f: DocFilters) => f.prefix === null && f.docType === null;
+
   const params = (f: DocFilters) => ({
     prefix: f.prefix,
     doc_type: f.docType,
@@ -175,11 +192,16 @@ export function createDocsStore(db: Db) {
     /** Same content, new mtime (a touch or checkout): no re-chunking. */
     touch: (path: string, mtimeMs: number, size: number) => touchFile.run(Math.trunc(mtimeMs), size, path),
     remove: (paths: string[]) => removeTx(paths),
-    searchWords: (match: string, f: DocFilters): ChunkHitRow[] => wordSearch.all({ match, ...params(f) }),
+    searchWords: (match: string, f: DocFilters): ChunkHitRow[] =>
+      unfiltered(f)
+        ? wordSearchFast.all({ match, limit: f.limit, offset: f.offset })
+        : wordSearch.all({ match, ...params(f) }),
     searchSubstring: (match: string | null, short: string[], f: DocFilters): ChunkHitRow[] =>
       match === null
         ? shortScan.all({ short: JSON.stringify(short), ...params(f) })
-        : substringSearch.all({ match, short: JSON.stringify(short), ...params(f) }),
+        : short.length === 0 && unfiltered(f)
+          ? substringSearchFast.all({ match, limit: f.limit, offset: f.offset })
+          : substringSearch.all({ match, short: JSON.stringify(short), ...params(f) }),
     headersBy: (key: string, value: string | null, f: DocFilters): DocFileRow[] =>
       headersBy.all({ key, value, ...params(f) }),
     stats: () => stats.get()!,
