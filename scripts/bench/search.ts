@@ -57,7 +57,8 @@ const NON_LATIN = [
 ];
 const text = (sentences: number) => {
   const out: string[] = [];
-  for (let i = 0; i < sentences; i++) out.push(rand() < 0.05 ? pick(NON_LATIN) : `${sentence(8 + Math.floor(rand() * 10))}.`);
+  for (let i = 0; i < sentences; i++)
+    out.push(rand() < 0.05 ? pick(NON_LATIN) : `${sentence(8 + Math.floor(rand() * 10))}.`);
   return out.join(' ');
 };
 
@@ -123,8 +124,14 @@ try {
   for (let d = 0; d < N_DOCS; d++) {
     const folder = join(repo, 'docs', `area${d % 20}`);
     mkdirSync(folder, { recursive: true });
-    const sections = Array.from({ length: SECTIONS }, (_, s) => `## ${sentence(3)} ${s}\n\n${text(10)}\n`).join('\n');
-    writeFileSync(join(folder, `doc-${d}.md`), `---\ntype: guide\nstatus: ${pick(['draft', 'accepted'])}\n---\n\n# ${sentence(4)}\n\n${sections}`);
+    const sections = Array.from(
+      { length: SECTIONS },
+      (_, s) => `## ${sentence(3)} ${s}\n\n${text(10)}\n`,
+    ).join('\n');
+    writeFileSync(
+      join(folder, `doc-${d}.md`),
+      `---\ntype: guide\nstatus: ${pick(['draft', 'accepted'])}\n---\n\n# ${sentence(4)}\n\n${sections}`,
+    );
   }
   const docs = createDocsService({ db, repo, stateDir: join(dir, 'state'), watch: false });
   t = performance.now();
@@ -139,7 +146,9 @@ try {
   db.close();
 
   const fmt = (x: number) => x.toFixed(2);
-  console.log(`corpus: ${observations} observations (recorded in ${Math.round(obsMs)} ms); ${files} docs, ${chunks} chunks (indexed in ${Math.round(docsMs)} ms)`);
+  console.log(
+    `corpus: ${observations} observations (recorded in ${Math.round(obsMs)} ms); ${files} docs, ${chunks} chunks (indexed in ${Math.round(docsMs)} ms)`,
+  );
   console.log(`rounds: ${ROUNDS} per query; node ${process.version}\n`);
   console.log('| query kind | memory p50 ms | memory p99 ms | docs p50 ms | docs p99 ms |');
   console.log('|---|---:|---:|---:|---:|');

@@ -7,15 +7,22 @@ import pino from 'pino';
 import { loadConfig } from '../../../server/config.ts';
 import { type Db, openDatabase } from '../../../server/db/open.ts';
 import { EventBus } from '../../../server/events/bus.ts';
+import { ModuleState } from '../../../server/modules.ts';
 import type { HubServices, ToolContext } from '../../../server/tools/context.ts';
 import type { AnyTool } from '../../../server/tools/define.ts';
+import { ToolError } from '../../../server/tools/errors.ts';
+import { runTool } from '../../../server/tools/run.ts';
 
 export interface TestHub {
   dir: string;
   repo: string;
   db: Db;
   ctx: ToolContext;
-  /** Calls a tool's handler as runTool would after validation, and checks the answer against the output schema. */
+  /**
+   * Calls a tool through runTool (module gate, input validation, envelope with the agent budget) and checks
+   * `data` against the tool's output schema. An error envelope is thrown back as a ToolError, so tests can
+   * assert its category and message.
+   */
   call: <T = unknown>(tool: AnyTool, input: Record<string, unknown>) => Promise<T>;
   cleanup: () => void;
 }
@@ -38,6 +45,7 @@ export function makeTestHub(
     db,
     logger: pino({ level: 'silent' }),
     events: new EventBus(),
+    modules: ModuleState.forStateDir(config.stateDir),
     caller: {
       transport: 'internal' as const,
       ...(options.mcpSessionId ? { mcpSessionId: options.mcpSessionId } : {}),
@@ -53,14 +61,20 @@ export function makeTestHub(
     db,
     ctx,
     call: async <T>(tool: AnyTool, input: Record<string, unknown>) => {
-      const out: unknown = await tool.handler(ctx, input);
-      if (!Value.Check(tool.output, out)) {
-        const first = [...Value.Errors(tool.output, out)][0];
+      const envelope = await runTool(tool, input, { ctx, applyBudget: true });
+      if (!envelope.ok) {
+        throw new ToolError(envelope.error.category as ToolError['category'], envelope.error.message, {
+          retryable: envelope.error.retryable,
+        });
+      }
+      const data: unknown = envelope.data;
+      if (!Value.Check(tool.output, data)) {
+        const first = [...Value.Errors(tool.output, data)][0];
         throw new Error(
           `${tool.name} answered outside its output schema at ${first?.path}: ${first?.message}`,
         );
       }
-      return out as T;
+      return data as T;
     },
     cleanup: () => {
       db.close();
