@@ -48,7 +48,12 @@ const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;
 /** Throws `validation` when nothing searchable remains. */
 export function planQuery(query: string): FtsPlan {
   const terms: QueryTerm[] = [];
-  for (const chunk of query.normalize('NFKC').toLowerCase().split(SEPARATORS)) {
+  // Control characters (NUL ends an FTS5 string early) and lone surrogates are never searchable text.
+  const text = query
+    .replace(/[\p{Cc}\p{Cs}]/gu, ' ')
+    .normalize('NFKC')
+    .toLowerCase();
+  for (const chunk of text.split(SEPARATORS)) {
     const words = chunk.match(WORD);
     if (!words) continue;
     const raw = chunk.replace(EDGE_PUNCT, '').slice(0, MAX_TERM_CHARS);

@@ -13,6 +13,8 @@ import { observationRecordTool } from '../../../server/tools/memory/observation-
 import { observationUpdateTool } from '../../../server/tools/memory/observation-update.ts';
 import { MemorySearchInputSchema, memorySearchTool } from '../../../server/tools/memory/search.ts';
 import { timelineTool } from '../../../server/tools/memory/timeline.ts';
+import { runTool } from '../../../server/tools/run.ts';
+import { budgetSize, TOKEN_BUDGET_CHARS } from '../../../shared/envelope/index.ts';
 import { makeTestHub } from './test-context.ts';
 
 const DAY = 86_400_000;
@@ -353,6 +355,26 @@ describe('non-Latin and hostile queries', () => {
     });
   }
 
+  test('twenty long CJK records answer within the agent budget, untrimmed (snippets, not narratives)', async () => {
+    for (let i = 0; i < 20; i++) {
+      await s.record({
+        title: `缓存策略 ${i}`,
+        narrative: '缓存失效策略与连接池配置。'.repeat(1500),
+        type: 'fact',
+      });
+    }
+    const envelope = await runTool(
+      memorySearchTool,
+      { query: '缓存', limit: 20 },
+      { ctx: s.hub.ctx, applyBudget: true },
+    );
+    assert.ok(envelope.ok);
+    const data = envelope.data as { results: unknown[]; meta: { truncated: boolean } };
+    assert.equal(data.results.length, 20);
+    assert.equal(data.meta.truncated, false);
+    assert.ok(budgetSize(JSON.stringify(envelope)) <= TOKEN_BUDGET_CHARS);
+  });
+
   test('FTS syntax in a query is searched as text and never crashes', async () => {
     for (const q of [
       '"pool',
@@ -374,7 +396,7 @@ describe('non-Latin and hostile queries', () => {
   });
 
   test('a query with nothing searchable answers validation', async () => {
-    for (const q of ['*', '""', '()', '-', ':', '* - ( ) : "', '   ']) {
+    for (const q of ['*', '""', '()', '-', ':', '* - ( ) : "', '   ', '\u0000', '\ud800']) {
       await rejectsWith(s.search({ query: q }), 'validation', /searchable/);
     }
   });
@@ -391,7 +413,7 @@ describe('non-Latin and hostile queries', () => {
           );
         }
       }),
-      { numRuns: 300 },
+      { numRuns: 1000 },
     );
   });
 });
