@@ -5,6 +5,7 @@
 import { type FSWatcher, watch } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
+import type { EventBus } from '../events/bus.ts';
 import { type MatchMode, makeSnippet, planQuery, runPlan } from '../memory/fts-query.ts';
 import { ToolError } from '../tools/errors.ts';
 import { createIndexer, type IndexReport } from './indexer.ts';
@@ -21,6 +22,8 @@ export interface DocsServiceOptions {
   repo: string;
   stateDir: string;
   logger?: Logger;
+  /** Where index progress is published (`index-progress`, layer docs) for the live stream. */
+  events?: EventBus;
   /** Watch the walked directories with fs.watch (default true). Off in tests that drive refresh() themselves. */
   watch?: boolean;
   /** Milliseconds to gather change events before re-indexing (default 200). */
@@ -74,6 +77,17 @@ export function normalizeDocPath(input: string, what = 'path'): string {
   return p.replace(/\/+$/, '');
 }
 
+/**
+ * A path prefix matches by string, so `docs/` (kept with its slash) excludes `docs-old/` while `doc` takes
+ * both; `.` or an empty prefix means the whole repository.
+ */
+function normalizePrefix(input: string | undefined): string | null {
+  if (input === undefined) return null;
+  const p = normalizeDocPath(input, 'path_prefix');
+  if (p === '' || p === '.') return null;
+  return /[\\/]\s*$/.test(input) ? `${p}/` : p;
+}
+
 const toHeader = (row: DocFileRow): DocHeader => ({
   path: row.path,
   title: row.title,
@@ -97,6 +111,15 @@ export function createDocsService(options: DocsServiceOptions) {
   let state: IndexState = 'idle';
   let closed = false;
   const abort = new AbortController();
+
+  function publish(phase: 'started' | 'ready' | 'updated', report?: IndexReport) {
+    options.events?.publish('index-progress', {
+      layer: 'docs',
+      phase,
+      ...(report ? { indexed: report.indexed, removed: report.removed } : {}),
+      ...store.stats(),
+    });
+  }
 
   /** Runs index work one job at a time; a failed job is logged and does not stop the next. */
   function enqueue<T>(job: () => Promise<T>): Promise<T> {
@@ -171,6 +194,7 @@ export function createDocsService(options: DocsServiceOptions) {
       if (r.dirs.length === 0 && r.removed > 0) unwatch(rel);
     }
     watchDirs(total.dirs);
+    if (total.indexed > 0 || total.removed > 0) publish('updated', total);
     return total;
   }
 
@@ -184,7 +208,7 @@ export function createDocsService(options: DocsServiceOptions) {
     const plan = planQuery(input.query);
     const limit = input.limit ?? 10;
     const filters = {
-      prefix: input.path_prefix === undefined ? null : normalizeDocPath(input.path_prefix, 'path_prefix'),
+      prefix: normalizePrefix(input.path_prefix),
       docType: input.doc_type ?? null,
       // One extra row says whether there is a next page without counting every match.
       limit: limit + 1,
@@ -216,10 +240,12 @@ export function createDocsService(options: DocsServiceOptions) {
     /** Indexes what changed since the last run, then watches. Resolves when the first scan is done. */
     start(): Promise<IndexReport> {
       state = 'indexing';
+      publish('started');
       return enqueue(async () => {
         const started = now();
         const report = await fullScan();
         state = 'ready';
+        publish('ready', report);
         log?.info(
           {
             indexed: report.indexed,
@@ -283,7 +309,7 @@ export function createDocsService(options: DocsServiceOptions) {
     }): { documents: DocHeader[]; has_more: boolean } {
       const limit = input.limit ?? 50;
       const rows = store.headersBy(input.key, input.value === undefined ? null : input.value.toLowerCase(), {
-        prefix: input.path_prefix === undefined ? null : normalizeDocPath(input.path_prefix, 'path_prefix'),
+        prefix: normalizePrefix(input.path_prefix),
         docType: input.doc_type ?? null,
         limit: limit + 1,
         offset: input.offset ?? 0,

@@ -54,6 +54,7 @@ function setup(watch = false) {
       repo,
       stateDir: ctx.config.stateDir,
       logger: ctx.logger,
+      events: ctx.events,
       watch,
       debounceMs: 50,
     });
@@ -139,6 +140,27 @@ describe('docs index and search', () => {
       scores,
       [...scores].sort((a, b) => b - a),
     );
+  });
+
+  test('publishes index progress on the event bus', () => {
+    const phases = s.hub.ctx.events.recent(10).map((e) => [e.type, (e.data as { phase: string }).phase]);
+    assert.deepEqual(phases, [
+      ['index-progress', 'started'],
+      ['index-progress', 'ready'],
+    ]);
+  });
+
+  test('a path prefix with a slash is a directory; without, a string prefix', async () => {
+    writeFileSync(join(s.hub.repo, 'adr-notes.md'), '# Notes\n\nsqlite elsewhere\n');
+    await s.docs.refresh(['adr-notes.md']);
+    const dir = await s.search({ query: 'sqlite', path_prefix: 'adr/' });
+    assert.ok(dir.results.length > 0 && dir.results.every((r) => r.path.startsWith('adr/')));
+    const loose = await s.search({ query: 'sqlite', path_prefix: 'adr' });
+    assert.ok(loose.results.some((r) => r.path === 'adr-notes.md'));
+    const all = await s.search({ query: 'sqlite', path_prefix: './' });
+    assert.ok(all.results.some((r) => r.path === 'guide.md'));
+    rmSync(join(s.hub.repo, 'adr-notes.md'));
+    await s.docs.refresh(['adr-notes.md']);
   });
 
   test('filters by path prefix and doc type', async () => {
