@@ -1,15 +1,24 @@
 // Search latency on a realistic corpus: 10,000 observations and 5,000 doc chunks (500 markdown files of ten
 // sections, indexed through the real indexer from a temp repository), in a real SQLite file with the hub's
-// pragmas. Measures the service calls the tools make (query planning, FTS5, ranking, snippets), per query kind.
+// pragmas. Measures cos_search and cos_doc_search through runTool with the agent budget (input validation,
+// query planning, FTS5, ranking, snippets, envelope), per query kind; the envelope's share is small.
 // Usage: node --import tsx scripts/bench/search.ts [--observations 10000] [--docs 500] [--rounds 20]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
+import pino from 'pino';
+import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/open.ts';
 import { createDocsService } from '../../server/docs/service.ts';
+import { EventBus } from '../../server/events/bus.ts';
 import { createMemoryService } from '../../server/memory/service.ts';
 import { MEMORY_TYPES } from '../../server/memory/store.ts';
+import { ModuleState } from '../../server/modules.ts';
+import type { HubServices, ToolContext } from '../../server/tools/context.ts';
+import { docSearchTool } from '../../server/tools/docs/doc-search.ts';
+import { memorySearchTool } from '../../server/tools/memory/search.ts';
+import { runTool } from '../../server/tools/run.ts';
 
 const { values } = parseArgs({
   options: {
@@ -76,16 +85,18 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
-function measure(fn: (q: string) => unknown): Record<string, { p50: number; p99: number; n: number }> {
+async function measure(
+  fn: (q: string) => Promise<unknown>,
+): Promise<Record<string, { p50: number; p99: number; n: number }>> {
   const out: Record<string, { p50: number; p99: number; n: number }> = {};
   const all: number[] = [];
   for (const [kind, queries] of Object.entries(QUERIES)) {
-    for (const q of queries) fn(q); // warm the page cache and statement plans
+    for (const q of queries) await fn(q); // warm the page cache and statement plans
     const times: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       for (const q of queries) {
         const t = process.hrtime.bigint();
-        fn(q);
+        await fn(q);
         times.push(Number(process.hrtime.bigint() - t) / 1e6);
       }
     }
@@ -139,8 +150,24 @@ try {
   const docsMs = performance.now() - t;
   const { files, chunks } = docs.status();
 
-  const mem = measure((q) => memory.search({ query: q, limit: 10 }));
-  const doc = measure((q) => docs.search({ query: q, limit: 10 }));
+  const config = loadConfig({ COS_REPO: repo, COS_STATE_DIR: join(dir, 'state') }, {}, dir);
+  const ctx: ToolContext = {
+    config,
+    db,
+    logger: pino({ level: 'silent' }),
+    services: { memory, docs } as unknown as HubServices,
+    modules: ModuleState.forStateDir(config.stateDir),
+    events: new EventBus(),
+    caller: { transport: 'internal' },
+    signal: new AbortController().signal,
+    progress: () => {},
+  };
+  const call = async (tool: typeof memorySearchTool | typeof docSearchTool, query: string) => {
+    const envelope = await runTool(tool, { query, limit: 10 }, { ctx, applyBudget: true });
+    if (!envelope.ok) throw new Error(`${tool.name} "${query}": ${envelope.error.message}`);
+  };
+  const mem = await measure((q) => call(memorySearchTool, q));
+  const doc = await measure((q) => call(docSearchTool, q));
   const observations = memory.count();
   await docs.close();
   db.close();

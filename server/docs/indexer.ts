@@ -42,6 +42,15 @@ export function docTypeOf(path: string, frontMatter: Record<string, unknown>): s
   return 'doc';
 }
 
+/** `ignore` throws on names it cannot take as relative paths; such a name is simply not ignored. */
+function safeIgnores(rules: Ignore, path: string): boolean {
+  try {
+    return rules.ignores(path);
+  } catch {
+    return false;
+  }
+}
+
 export function createIndexer(options: IndexerOptions) {
   const { repo, store, now } = options;
   const stateRel = relative(repo, options.stateDir).split(sep).join('/');
@@ -79,7 +88,7 @@ export function createIndexer(options: IndexerOptions) {
       if (rules === null) continue;
       for (let j = i; j < parts.length; j++) {
         const last = j === parts.length - 1;
-        if (rules.ignores(parts.slice(i, j + 1).join('/') + (!last || isDir ? '/' : ''))) return true;
+        if (safeIgnores(rules, parts.slice(i, j + 1).join('/') + (!last || isDir ? '/' : ''))) return true;
       }
     }
     return false;

@@ -1,7 +1,7 @@
 // The EvidenceBundle file: its shape, how it is read (a bundle that does not parse or fit is moved aside,
 // never overwritten) and how it is written (temp file, fsync, rename, fsync of the directory, so a crash
 // leaves either the old bundle or the new one, never half of one).
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { open, readFile, rename, rm } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
@@ -10,6 +10,7 @@ import type { Logger } from 'pino';
 import '../memory/formats.ts';
 import { SESSION_ID_PATTERN } from '../memory/schemas.ts';
 import { ToolError } from '../tools/errors.ts';
+import { newErrorId } from '../tools/run.ts';
 
 export const BUNDLE_VERSION = 1;
 
@@ -119,7 +120,8 @@ export async function readBundle(file: string, session: string, logger?: Logger)
   } catch (err) {
     problem = `not JSON: ${(err as Error).message}`;
   }
-  const errorId = randomUUID();
+  // The same id format runTool gives unexpected failures, so one grep of the log finds either.
+  const errorId = newErrorId();
   const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   let moved = true;
   try {

@@ -3,6 +3,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from 'node:path';
 import { describe, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
+import pino, { type Logger } from 'pino';
 import { BundleSchema } from '../../../server/supervise/bundle.ts';
 import { createSuperviseService } from '../../../server/supervise/service.ts';
 import { ToolError } from '../../../server/tools/errors.ts';
@@ -13,12 +14,12 @@ import { roleOutputsTool } from '../../../server/tools/supervise/role-outputs.ts
 import { rolesTool } from '../../../server/tools/supervise/roles.ts';
 import { makeTestHub } from '../memory/test-context.ts';
 
-function setup() {
+function setup(logger?: Logger) {
   const hub = makeTestHub(({ ctx }) => ({
     supervise: createSuperviseService({
       agentDir: ctx.config.agentDir,
       stateDir: ctx.config.stateDir,
-      logger: ctx.logger,
+      logger: logger ?? ctx.logger,
     }),
   }));
   const agentDir = hub.ctx.config.agentDir;
@@ -193,7 +194,8 @@ describe('supervise tools', () => {
   });
 
   test('a corrupt bundle answers internal with an error id and is moved aside, never overwritten', async () => {
-    const s = setup();
+    const logged: string[] = [];
+    const s = setup(pino({ level: 'error' }, { write: (line: string) => logged.push(line) }));
     try {
       mkdirSync(s.agentDir, { recursive: true });
       const file = join(s.agentDir, 'evidence_bundle_run-c.json');
@@ -205,11 +207,20 @@ describe('supervise tools', () => {
         status: 'ok',
         latency_ms: 1,
       };
-      await rejectsWith(
-        s.record(input),
-        'internal',
-        /moved aside as evidence_bundle_run-c\.json\.corrupt-.*error id [0-9a-f-]{36}/,
+      const err = await s.record(input).catch((e: unknown) => e);
+      assert.ok(err instanceof ToolError && err.category === 'internal');
+      assert.match(
+        err.message,
+        /moved aside as evidence_bundle_run-c\.json\.corrupt-.*error id E-[0-9a-z]+-[0-9a-f]{6}/,
       );
+      assert.doesNotMatch(err.message, /\/tmp\//);
+      // The log carries the same id, with the file and what was wrong with it.
+      const errorId = /error id (E-[0-9a-z-]+)/.exec(err.message)?.[1];
+      const line = logged
+        .map((l) => JSON.parse(l) as Record<string, unknown>)
+        .find((l) => l.errorId === errorId);
+      assert.ok(line, 'a log line with the error id');
+      assert.match(String(line.problem), /not JSON/);
       const aside = readdirSync(s.agentDir).filter((f) =>
         f.startsWith('evidence_bundle_run-c.json.corrupt-'),
       );
