@@ -36,8 +36,10 @@ export interface ScenarioResult {
 // The suite prints one line per check: `<time> [<check id>] SUCCESS|FAILURE|WARNING <description>`.
 const CHECK_LINE = /\[([\w-]+)\s*\]\s+(SUCCESS|FAILURE|WARNING|SKIPPED|INFO)\s+(.*)$/;
 
+const ANSI_COLOUR = new RegExp(`${String.fromCharCode(27)}\\[[0-9;]*m`, 'g');
+
 export function parseChecks(output: string): Check[] {
-  const plain = output.replace(/\x1b\[[0-9;]*m/g, '');
+  const plain = output.replace(ANSI_COLOUR, '');
   const checks: Check[] = [];
   for (const line of plain.split('\n')) {
     const m = CHECK_LINE.exec(line);
