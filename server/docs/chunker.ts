@@ -73,6 +73,7 @@ export function splitFrontMatter(text: string): FrontMatter {
 
 const HEADING = /^ {0,3}(#{1,6})[ \t]+(.+?)[ \t]*#*[ \t]*$/;
 const FENCE = /^ {0,3}(`{3,}|~{3,})/;
+const SETEXT = /^ {0,3}(=+|-+)[ \t]*$/;
 
 interface Section {
   level: number;
@@ -99,10 +100,30 @@ function chunkMarkdown(source: string): ChunkedDoc {
       current.lines.push(line);
       continue;
     }
+    let heading: { level: number; raw: string } | null = null;
     const h = fence === null ? HEADING.exec(line) : null;
-    if (h?.[1] && h[2]) {
-      const level = h[1].length;
-      const text = stripInline(h[2]);
+    if (h?.[1] && h[2]) heading = { level: h[1].length, raw: h[2] };
+    else if (fence === null) {
+      // Setext: a one-line paragraph underlined with === (H1) or --- (H2). A longer paragraph above the
+      // underline, or none, leaves the line alone (then `---` is a thematic break).
+      const u = SETEXT.exec(line);
+      const above = current.lines.at(-1);
+      const twoAbove = current.lines.at(-2);
+      if (
+        u?.[1] &&
+        above !== undefined &&
+        above.trim() !== '' &&
+        (twoAbove === undefined || twoAbove.trim() === '')
+      ) {
+        if (!/^ {0,3}([-*+]|\d+[.)]|>)\s/.test(above)) {
+          current.lines.pop();
+          heading = { level: u[1].startsWith('=') ? 1 : 2, raw: above.trim() };
+        }
+      }
+    }
+    if (heading) {
+      const { level } = heading;
+      const text = stripInline(heading.raw);
       if (title === null) title = text;
       // Every heading gets a slug, as GitHub numbers duplicates across the whole document.
       const slug = uniqueSlug(slugify(text), slugs);
@@ -113,6 +134,8 @@ function chunkMarkdown(source: string): ChunkedDoc {
         current = { level, headingPath: stack.map((s) => s.title), anchor: slug, lines: [] };
         continue;
       }
+      current.lines.push(line);
+      continue;
     }
     current.lines.push(line);
   }

@@ -35,6 +35,22 @@ test('markdown splits at H1-H3, keeps the heading path, and leaves H4 and fenced
   assert.ok(!doc.chunks.some((c) => c.headingPath.includes('Deep detail')));
 });
 
+test('setext headings (=== and --- underlines) split like ATX ones; a thematic break does not', () => {
+  const doc = chunkDocument(
+    'old.md',
+    'Old readme\n==========\n\nIntro text.\n\nUsage\n-----\n\nRun it.\n\n---\n\n- item\n---\n\nTwo lines\nof paragraph\n---\n',
+  );
+  assert.equal(doc.title, 'Old readme');
+  assert.deepEqual(
+    doc.chunks.map((c) => [c.headingPath, c.anchor]),
+    [
+      [['Old readme'], 'old-readme'],
+      [['Old readme', 'Usage'], 'usage'],
+    ],
+  );
+  assert.match(doc.chunks[1]!.text, /Run it\.\n\n---\n\n- item\n---/);
+});
+
 test('a long section is cut at paragraph breaks into chunks of about 2,000 characters', () => {
   const doc = chunkDocument('guide.md', read('guide.md'));
   const trouble = doc.chunks.filter((c) => c.anchor === 'troubleshooting');
