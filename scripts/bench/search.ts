@@ -85,18 +85,25 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
 }
 
+/** A filter the query kinds below run with as well: filtered searches take another SQL path. */
+const FILTERED = 'filtered (types + confidence / path prefix), common and two words';
+
 async function measure(
-  fn: (q: string) => Promise<unknown>,
+  fn: (q: string, filtered: boolean) => Promise<unknown>,
 ): Promise<Record<string, { p50: number; p99: number; n: number }>> {
   const out: Record<string, { p50: number; p99: number; n: number }> = {};
   const all: number[] = [];
-  for (const [kind, queries] of Object.entries(QUERIES)) {
-    for (const q of queries) await fn(q); // warm the page cache and statement plans
+  const kinds: [string, string[], boolean][] = [
+    ...Object.entries(QUERIES).map(([k, q]): [string, string[], boolean] => [k, q, false]),
+    [FILTERED, [...QUERIES['one common word']!, ...QUERIES['two words']!], true],
+  ];
+  for (const [kind, queries, filtered] of kinds) {
+    for (const q of queries) await fn(q, filtered); // warm the page cache and statement plans
     const times: number[] = [];
     for (let r = 0; r < ROUNDS; r++) {
       for (const q of queries) {
         const t = process.hrtime.bigint();
-        await fn(q);
+        await fn(q, filtered);
         times.push(Number(process.hrtime.bigint() - t) / 1e6);
       }
     }
@@ -162,12 +169,22 @@ try {
     signal: new AbortController().signal,
     progress: () => {},
   };
-  const call = async (tool: typeof memorySearchTool | typeof docSearchTool, query: string) => {
-    const envelope = await runTool(tool, { query, limit: 10 }, { ctx, applyBudget: true });
-    if (!envelope.ok) throw new Error(`${tool.name} "${query}": ${envelope.error.message}`);
+  const call = async (
+    tool: typeof memorySearchTool | typeof docSearchTool,
+    input: Record<string, unknown>,
+  ) => {
+    const envelope = await runTool(tool, { limit: 10, ...input }, { ctx, applyBudget: true });
+    if (!envelope.ok) throw new Error(`${tool.name} ${JSON.stringify(input)}: ${envelope.error.message}`);
   };
-  const mem = await measure((q) => call(memorySearchTool, q));
-  const doc = await measure((q) => call(docSearchTool, q));
+  const mem = await measure((query, filtered) =>
+    call(
+      memorySearchTool,
+      filtered ? { query, types: ['pitfall', 'decision'], min_confidence: 0.5 } : { query },
+    ),
+  );
+  const doc = await measure((query, filtered) =>
+    call(docSearchTool, filtered ? { query, path_prefix: 'docs/area3/' } : { query }),
+  );
   const observations = memory.count();
   await docs.close();
   db.close();

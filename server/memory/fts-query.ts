@@ -4,7 +4,7 @@
 //
 // Two indexes back each corpus (see migration 004): unicode61 for word matches and trigram for
 // substrings. The plan says which to try, in order:
-//   1. `words`      every term, as a prefix phrase, in the unicode61 table (AND);
+//   1. `words`      every term as a phrase (a prefix from three characters on), in the unicode61 table (AND);
 //   2. `any_words`  the same terms OR-ed, when AND found nothing and there is more than one term;
 //   3. `substring`  the trigram table, first for queries with CJK (no spaces between words, so unicode61
 //                   sees a whole sentence as one token) and last as a fallback for everything else (finds
@@ -66,7 +66,11 @@ export function planQuery(query: string): FtsPlan {
       'query has no searchable words (only punctuation or FTS operators): pass at least one word or number',
     );
   }
-  const phrases = terms.map((t) => `${quote(t.words.join(' '))}*`);
+  // Prefix matching (`pool` finds `pooling`) only from three characters: `a*` or `or*` would expand to a
+  // large share of the vocabulary and cost more than it finds.
+  const phrases = terms.map(
+    (t) => `${quote(t.words.join(' '))}${[...(t.words.at(-1) ?? '')].length >= 3 ? '*' : ''}`,
+  );
   const long = terms.filter((t) => [...t.raw].length >= 3).map((t) => quote(t.raw));
   return {
     terms,
