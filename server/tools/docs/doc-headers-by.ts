@@ -17,10 +17,25 @@ export const DocHeadersByInputSchema = Type.Object(
           'every document that has the key',
       }),
     ),
-    path_prefix: Type.Optional(Type.String({ minLength: 1, maxLength: 500 })),
-    doc_type: Type.Optional(Type.String({ pattern: '^[A-Za-z0-9_-]{1,40}$' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: 0 })),
+    path_prefix: Type.Optional(
+      Type.String({
+        minLength: 1,
+        maxLength: 500,
+        description: 'Only documents under this path, e.g. docs/adr/',
+      }),
+    ),
+    doc_type: Type.Optional(
+      Type.String({
+        pattern: '^[A-Za-z0-9_-]{1,40}$',
+        description: 'Only documents of this type (see cos_doc_search)',
+      }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Documents per page' }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({ minimum: 0, maximum: 100_000, default: 0, description: 'next_offset from meta' }),
+    ),
   },
   { additionalProperties: false },
 );

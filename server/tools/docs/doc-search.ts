@@ -35,7 +35,9 @@ export const DocSearchInputSchema = Type.Object(
         description: 'Front matter type, or readme, changelog, contributing, adr, task, doc',
       }),
     ),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10 })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Results per page' }),
+    ),
     offset: Type.Optional(
       Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: 'next_offset from meta' }),
     ),

@@ -4,8 +4,17 @@ import { defineTool } from '../define.ts';
 
 export const ForgetLogInputSchema = Type.Object(
   {
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
-    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 1_000_000, default: 0 })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Entries per page' }),
+    ),
+    offset: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: 1_000_000,
+        default: 0,
+        description: 'Entries to skip, newest first',
+      }),
+    ),
   },
   { additionalProperties: false },
 );

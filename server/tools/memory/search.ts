@@ -19,9 +19,15 @@ export const MemorySearchInputSchema = Type.Object(
     max_age_days: Type.Optional(
       Type.Integer({ minimum: 1, maximum: 3650, description: 'Only records created within this many days' }),
     ),
-    task_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
-    session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10 })),
+    task_id: Type.Optional(
+      Type.String({ minLength: 1, maxLength: 100, description: 'Only records about this task' }),
+    ),
+    session_id: Type.Optional(
+      Type.String({ pattern: SESSION_ID_PATTERN, description: 'Only records from this agent session' }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Results per page' }),
+    ),
     offset: Type.Optional(
       Type.Integer({
         minimum: 0,

@@ -12,9 +12,15 @@ export const TimelineInputSchema = Type.Object(
         description: 'Whole UTC days back, today included',
       }),
     ),
-    types: Type.Optional(Type.Array(MemoryTypeSchema, { maxItems: 5 })),
-    session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    types: Type.Optional(
+      Type.Array(MemoryTypeSchema, { maxItems: 5, description: 'Only these memory types' }),
+    ),
+    session_id: Type.Optional(
+      Type.String({ pattern: SESSION_ID_PATTERN, description: 'Only records from this agent session' }),
+    ),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Entries per page' }),
+    ),
     before: Type.Optional(
       Type.String({
         maxLength: 40,

@@ -6,7 +6,7 @@ import { defineTool } from '../define.ts';
 
 export const BundleInputSchema = Type.Object(
   {
-    session_id: Type.String({ pattern: SESSION_ID_PATTERN }),
+    session_id: Type.String({ pattern: SESSION_ID_PATTERN, description: 'The supervised run' }),
     role: Type.Optional(Type.String({ pattern: ROLE_ID_PATTERN, description: "Only this role's slot" })),
     max_per_role: Type.Optional(
       Type.Integer({

@@ -6,9 +6,11 @@ import { defineTool } from '../define.ts';
 
 export const RoleOutputsInputSchema = Type.Object(
   {
-    role: Type.String({ pattern: ROLE_ID_PATTERN }),
+    role: Type.String({ pattern: ROLE_ID_PATTERN, description: 'A role from GET /api/roles' }),
     session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN, description: 'Only this session' })),
-    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Newest outputs to return' }),
+    ),
   },
   { additionalProperties: false },
 );
