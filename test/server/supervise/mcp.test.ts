@@ -67,7 +67,7 @@ test('each tool answers in a shape its output schema accepts, ok or error', asyn
     session_id: 's1',
   });
   assert.equal(rec.ok, true);
-  const id = (rec.data?.observation as { id: number }).id;
+  const id = (rec.data!.observation as { id: number }).id;
   const calls: [string, Record<string, unknown>, boolean][] = [
     ['cos_search', { query: '连接池' }, true],
     ['cos_search', { query: '()*' }, false],
