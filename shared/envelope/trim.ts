@@ -85,13 +85,21 @@ function isTransparentObject(value: unknown): value is Json {
   return isPlainObject(value) && typeof value.toJSON !== 'function';
 }
 
+/**
+ * Assignment with a key taken from the payload: plain `obj[key] =` would set the prototype for a
+ * `__proto__` key (which JSON.parse does create) instead of a property JSON writes.
+ */
+function setOwn(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 const COMPUTED_KEY = /^(tokens_estimated|truncated|truncated_.*|envelope_unshrinkable)$/;
 
 function mergeCallerMeta(target: Json, source: unknown, what: string): void {
   if (source === undefined || source === null) return;
   if (!isPlainObject(source)) throw new TypeError(`ok(): ${what} must be a plain object`);
   for (const [key, value] of Object.entries(source)) {
-    if (!COMPUTED_KEY.test(key)) target[key] = value;
+    if (!COMPUTED_KEY.test(key)) setOwn(target, key, value);
   }
 }
 
@@ -172,6 +180,12 @@ class Trimmer {
    */
   run(): { cost: Cost; fits: boolean; exact: boolean } {
     const result = (cost: Cost, exact = false) => ({ cost, fits: fitsBudget(cost, this.budget), exact });
+    let whole: Cost | undefined;
+    if (this.looksSmall()) {
+      // Most answers are a few KB: one plain serialisation settles them faster than any skeleton.
+      whole = this.measureEnvelope(this.body);
+      if (fitsBudget(whole, this.budget)) return result(whole, true);
+    }
     let current: Cost | undefined;
     if (this.graph) {
       current = this.graphRung();
@@ -181,15 +195,26 @@ class Trimmer {
       current = rung() ?? current;
       if (current !== undefined && fitsBudget(current, this.budget)) return result(current);
     }
-    let exact = false;
-    if (current === undefined) {
-      // No list anywhere: one plain serialisation prices the body before any walk over its strings.
-      current = this.measureEnvelope(this.body);
-      exact = true;
-      if (fitsBudget(current, this.budget)) return result(current, true);
-    }
     const afterStrings = this.stringRung();
-    return afterStrings === undefined ? result(current, exact) : result(afterStrings);
+    if (afterStrings !== undefined) return result(afterStrings);
+    if (current !== undefined) return result(current);
+    // Nothing anywhere could be cut: the body as it is, priced exactly.
+    return result(whole ?? this.measureEnvelope(this.body), true);
+  }
+
+  /**
+   * A guess from the top level alone (short lists, short strings). It only picks the cheaper way to
+   * measure: a wrong guess costs one extra serialisation, never a wrong result.
+   */
+  private looksSmall(): boolean {
+    let chars = 0;
+    for (const key in this.body) {
+      const value = this.body[key];
+      if (typeof value === 'string') chars += value.length;
+      else if (Array.isArray(value)) chars += value.length * 64;
+      if (chars > this.budget / 2) return false;
+    }
+    return true;
   }
 
   /** Largest common cap at which the envelope fits; see the ladder note at the top of the file. */
@@ -200,14 +225,15 @@ class Trimmer {
     const evaluate = (cap: number): { cost: Cost; cut: boolean } => {
       const cost = { a: skeleton.a, n: skeleton.n };
       const cutPerGroup = new Array<number>(groups.length).fill(0);
+      const capDigits = digitsOf(cap);
       let cut = false;
       for (const part of parts) {
         part.piece.addCost(cap, cost);
         if (part.piece.length > cap) {
           cut = true;
           add(cost, part.entry);
-          if (part.withKept) cost.a += digitsOf(cap);
-          if (part.countDigits > 0) cost.a += digitsOf(cap) - part.countDigits;
+          if (part.withKept) cost.a += capDigits;
+          if (part.countDigits > 0) cost.a += capDigits - part.countDigits;
           cutPerGroup[part.group]!++;
         }
       }
@@ -324,8 +350,8 @@ class Trimmer {
     const skeleton: Json = { ...this.body };
     for (const { key, buckets } of dicts) {
       const dict: Json = { ...(this.body[key] as Json) };
-      for (const bucket of buckets) dict[bucket] = [];
-      skeleton[key] = dict;
+      for (const bucket of buckets) setOwn(dict, bucket, []);
+      setOwn(skeleton, key, dict);
     }
     const skeletonCost = this.measureEnvelope(skeleton);
     const groups: Cost[] = [];
@@ -354,11 +380,11 @@ class Trimmer {
       for (const bucket of buckets) {
         const list = dict[bucket] as unknown[];
         if (list.length <= found.cap) continue;
-        dict[bucket] = list.slice(0, found.cap);
-        record[bucket] = { from: list.length, to: found.cap };
+        setOwn(dict, bucket, list.slice(0, found.cap));
+        setOwn(record, bucket, { from: list.length, to: found.cap });
       }
       if (Object.keys(record).length === 0) continue;
-      next[key] = dict;
+      setOwn(next, key, dict);
       this.meta[`truncated_${key}`] = record;
     }
     this.body = next;
@@ -384,11 +410,11 @@ class Trimmer {
     const rebuild = (listFor: (list: unknown[]) => unknown[]): Json => {
       const next: Json = { ...this.body };
       for (const { key, index, member } of members) {
-        if (next[key] === this.body[key]) next[key] = [...(this.body[key] as unknown[])];
+        if (next[key] === this.body[key]) setOwn(next, key, [...(this.body[key] as unknown[])]);
         const outer = next[key] as unknown[];
         const original = (this.body[key] as unknown[])[index] as Json;
         if (outer[index] === original) outer[index] = { ...original };
-        (outer[index] as Json)[member] = listFor(original[member] as unknown[]);
+        setOwn(outer[index] as Json, member, listFor(original[member] as unknown[]));
       }
       return next;
     };
@@ -408,7 +434,7 @@ class Trimmer {
     const record: Record<string, { from: number; to: number }> = {};
     for (const { key, index, member, path } of members) {
       const list = ((this.body[key] as unknown[])[index] as Json)[member] as unknown[];
-      if (list.length > found.cap) record[path] = { from: list.length, to: found.cap };
+      if (list.length > found.cap) setOwn(record, path, { from: list.length, to: found.cap });
     }
     this.body = rebuild((list) => (list.length > found.cap ? list.slice(0, found.cap) : list));
     this.meta.truncated_members = record;
@@ -670,7 +696,7 @@ function mapStrings(body: Json, fn: (value: string, path: PathNode) => string): 
         const next = visit(item, { parent: path, key });
         if (next !== item) {
           out ??= { ...value };
-          out[key] = next;
+          setOwn(out, key, next);
         }
       }
       return out ?? value;
@@ -684,7 +710,7 @@ function mapStrings(body: Json, fn: (value: string, path: PathNode) => string): 
     const next = visit(item, { parent: undefined, key });
     if (next !== item) {
       out ??= { ...body };
-      out[key] = next;
+      setOwn(out, key, next);
     }
   }
   return out ?? body;
@@ -702,8 +728,13 @@ export function okWithStats(
   mergeCallerMeta(meta, options.meta, 'options.meta');
   meta.tokens_estimated = 0;
   meta.truncated = false;
-  const body: Json = { ...data };
-  delete body.meta;
+  // Copied key by key rather than spread-then-delete: a delete can drop V8 into a slower object mode.
+  const body: Json = {};
+  for (const key of Object.keys(data)) {
+    if (key === 'meta') continue;
+    if (key === '__proto__') setOwn(body, key, data[key]);
+    else body[key] = data[key];
+  }
   body.meta = meta;
   const trimmer = new Trimmer(body, meta, internal);
   const applyBudget = options.applyBudget !== false;
