@@ -1,25 +1,27 @@
 -- Memory (what agents learned, findable by the next task) and the repository's docs, chunked for search.
 -- Times are milliseconds since the epoch. JSON columns are checked so a bad write fails here, not in a reader.
 
+-- Small columns first, long text last: a filter on type, confidence or age then reads the start of each row
+-- and never the overflow pages a long narrative spills into.
 CREATE TABLE observations (
   id               INTEGER PRIMARY KEY,
-  title            TEXT    NOT NULL,
-  narrative        TEXT    NOT NULL DEFAULT '',
-  facts            TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(facts) AND json_type(facts) = 'array'),
-  concepts         TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(concepts) AND json_type(concepts) = 'array'),
   memory_type      TEXT    NOT NULL CHECK (memory_type IN ('pattern', 'decision', 'pitfall', 'fact', 'preference')),
   confidence       REAL    NOT NULL CHECK (confidence >= 0 AND confidence <= 1),
   impact           TEXT    NOT NULL CHECK (impact IN ('low', 'medium', 'high', 'critical')),
-  files            TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(files) AND json_type(files) = 'array'),
-  task_id          TEXT,
-  -- '' rather than NULL when no session is known: NULLs are distinct in a UNIQUE key, so they would never merge.
-  agent_session    TEXT    NOT NULL DEFAULT '',
   created_at       INTEGER NOT NULL,
   last_accessed_at INTEGER,
   access_count     INTEGER NOT NULL DEFAULT 0 CHECK (access_count >= 0),
   -- How many exact duplicates were folded into this row.
   merged_count     INTEGER NOT NULL DEFAULT 0 CHECK (merged_count >= 0),
+  -- '' rather than NULL when no session is known: NULLs are distinct in a UNIQUE key, so they would never merge.
+  agent_session    TEXT    NOT NULL DEFAULT '',
+  task_id          TEXT,
   content_hash     TEXT    NOT NULL,
+  title            TEXT    NOT NULL,
+  concepts         TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(concepts) AND json_type(concepts) = 'array'),
+  files            TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(files) AND json_type(files) = 'array'),
+  facts            TEXT    NOT NULL DEFAULT '[]' CHECK (json_valid(facts) AND json_type(facts) = 'array'),
+  narrative        TEXT    NOT NULL DEFAULT '',
   UNIQUE (agent_session, content_hash)
 ) STRICT;
 
@@ -100,14 +102,15 @@ CREATE TABLE doc_chunks (
   id           INTEGER PRIMARY KEY,
   path         TEXT    NOT NULL REFERENCES doc_files (path) ON DELETE CASCADE,
   chunk_index  INTEGER NOT NULL,
+  -- Copied from doc_files so a type filter needs no join inside the FTS query.
+  doc_type     TEXT    NOT NULL,
+  anchor       TEXT,
   -- JSON array of the headings above this chunk, outermost first.
   heading_path TEXT    NOT NULL CHECK (json_valid(heading_path) AND json_type(heading_path) = 'array'),
   -- The same headings as one string, for FTS (weighted above body text).
   heading      TEXT    NOT NULL,
-  anchor       TEXT,
+  -- Last, like narrative above: filters read the row's start only.
   text         TEXT    NOT NULL,
-  -- Copied from doc_files so a type filter needs no join inside the FTS query.
-  doc_type     TEXT    NOT NULL,
   UNIQUE (path, chunk_index)
 ) STRICT;
 
