@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../define.ts';
-import { boardOf, LimitSchema, stringEnum, TaskIdSchema } from './schemas.ts';
+import { boardOf, itemsWithinBudget, LimitSchema, stringEnum, TaskIdSchema } from './schemas.ts';
 
 export const taskHistoryTool = defineTool({
   name: 'cos_task_history',
@@ -40,5 +40,16 @@ export const taskHistoryTool = defineTool({
   }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/api/board/tasks/:id/history', operationId: 'boardTaskHistory' },
-  handler: (ctx, input) => boardOf(ctx).history(input.id, input),
+  handler(ctx, input) {
+    const history = boardOf(ctx).history(input.id, input);
+    const keep = itemsWithinBudget(ctx, history.events, { ...history, events: [] });
+    if (keep === history.events.length) return history;
+    const events = history.events.slice(0, keep);
+    return {
+      ...history,
+      events,
+      next_after_seq: events[events.length - 1]?.seq ?? null,
+      meta: { events_held_back: history.events.length - keep },
+    };
+  },
 });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../define.ts';
-import { boardOf, CardSchema, LimitSchema, OffsetSchema } from './schemas.ts';
+import { boardOf, CardSchema, itemsWithinBudget, LimitSchema, OffsetSchema } from './schemas.ts';
 
 export const taskReadyTool = defineTool({
   name: 'cos_task_ready',
@@ -30,5 +30,15 @@ export const taskReadyTool = defineTool({
   }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/api/board/ready', operationId: 'boardReady' },
-  handler: (ctx, input) => boardOf(ctx).ready(input),
+  handler(ctx, input) {
+    const queue = boardOf(ctx).ready(input);
+    const keep = itemsWithinBudget(ctx, queue.tasks, { ...queue, tasks: [] });
+    if (keep === queue.tasks.length) return queue;
+    return {
+      ...queue,
+      tasks: queue.tasks.slice(0, keep),
+      next_offset: (input.offset ?? 0) + keep,
+      meta: { tasks_held_back: queue.tasks.length - keep },
+    };
+  },
 });

@@ -1,6 +1,7 @@
 // Schemas shared by the board tools: one definition of a task id, a card, a task, so every tool's MCP
 // inputSchema, REST parameters and OpenAPI agree with the domain's vocabulary (server/board/model.ts).
 import { type TLiteral, type TSchema, type TUnion, Type } from '@sinclair/typebox';
+import { budgetSize } from '../../../shared/envelope/index.ts';
 import type { Actor } from '../../board/model.ts';
 import { APPETITE_PATTERN, KINDS, PRIORITIES, STATUSES } from '../../board/model.ts';
 import type { BoardService } from '../../board/service.ts';
@@ -151,4 +152,23 @@ export function boardOf(ctx: ToolContext): BoardService {
 /** Who is acting: the agent session the caller named and the face the call came through. */
 export function actorOf(ctx: ToolContext, agentSession: string | undefined): Actor {
   return { agentSession, source: ctx.caller.transport === 'mcp' ? 'mcp' : 'api' };
+}
+
+/** The agent budget (32,000) less room for the envelope's own keys and meta. */
+export const LIST_BUDGET_CHARS = 28_000;
+
+/**
+ * How many of `items` fit the agent budget next to `rest` (the answer without the list). The list tools
+ * cut their own lists this way, before the envelope's generic trimmer would, so the offset or cursor
+ * they return still points at the first item not shown. REST callers are not budgeted.
+ */
+export function itemsWithinBudget(ctx: ToolContext, items: readonly unknown[], rest: unknown): number {
+  if (ctx.caller.transport === 'rest') return items.length;
+  let used = budgetSize(JSON.stringify(rest));
+  for (let i = 0; i < items.length; i++) {
+    used += budgetSize(JSON.stringify(items[i])) + 1;
+    // Always keep the first item: an answer that shows nothing cannot be paged past.
+    if (used > LIST_BUDGET_CHARS && i > 0) return i;
+  }
+  return items.length;
 }

@@ -1,6 +1,14 @@
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../define.ts';
-import { boardOf, KindSchema, LimitSchema, OffsetSchema, PrioritySchema, StatusSchema } from './schemas.ts';
+import {
+  boardOf,
+  itemsWithinBudget,
+  KindSchema,
+  LimitSchema,
+  OffsetSchema,
+  PrioritySchema,
+  StatusSchema,
+} from './schemas.ts';
 
 export const taskSearchTool = defineTool({
   name: 'cos_task_search',
@@ -38,5 +46,14 @@ export const taskSearchTool = defineTool({
   }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/api/board/search', operationId: 'boardSearch' },
-  handler: (ctx, input) => boardOf(ctx).search(input.query, input),
+  handler(ctx, input) {
+    const found = boardOf(ctx).search(input.query, input);
+    const keep = itemsWithinBudget(ctx, found.results, { ...found, results: [] });
+    if (keep === found.results.length) return found;
+    return {
+      results: found.results.slice(0, keep),
+      next_offset: (input.offset ?? 0) + keep,
+      meta: { results_held_back: found.results.length - keep },
+    };
+  },
 });

@@ -6,7 +6,7 @@ import type { AnyTool } from '../../../server/tools/define.ts';
 import { ToolError } from '../../../server/tools/errors.ts';
 import { ok, TOKEN_BUDGET_CHARS } from '../../../shared/envelope/index.ts';
 import { makeTaskFiles } from '../../fixtures/board/make-tasks.ts';
-import { makeCtx, openHub, removeRepo, type TestHub, tempRepo } from './helpers.ts';
+import { api, makeCtx, openHub, removeRepo, type TestHub, tempRepo } from './helpers.ts';
 
 const tool = (name: string): AnyTool => {
   const t = boardTools.find((x) => x.name === name);
@@ -201,6 +201,56 @@ describe('board tools', () => {
           label,
         );
       }
+    });
+  });
+
+  describe('list tools under the agent budget', () => {
+    let hub: TestHub;
+    before(() => {
+      hub = openHub();
+      for (let i = 0; i < 150; i++)
+        hub.board.create(
+          { title: `Budget ${'padding '.repeat(20)}${i}`, ready: true, outcome: 'budget '.repeat(40) },
+          api,
+        );
+      for (let i = 0; i < 12; i++)
+        hub.board.appendWorkLog('TASK-1', `entry ${i} ${'x'.repeat(9000)}`, {}, api);
+    });
+    after(() => {
+      hub.close();
+      removeRepo(hub.repo);
+    });
+
+    it('search, ready and history cut their own lists to fit, and their offsets still reach every item', async () => {
+      const walk = async (
+        name: string,
+        input: Record<string, unknown>,
+        list: string,
+        next: (d: Loose) => Record<string, unknown> | null,
+      ) => {
+        const seen: unknown[] = [];
+        let extra: Record<string, unknown> | null = {};
+        for (let pages = 0; extra !== null && pages < 100; pages++) {
+          const data = await call(hub, name, { ...input, ...extra });
+          const text = JSON.stringify(ok(data, { meta: { layer: 'tasks' } }));
+          assert.ok(text.length <= TOKEN_BUDGET_CHARS, `${name} page ${pages}: ${text.length}`);
+          seen.push(...data[list]);
+          extra = next(data);
+        }
+        return seen;
+      };
+      const results = await walk('cos_task_search', { query: 'budget', limit: 500 }, 'results', (d) =>
+        d.next_offset === null ? null : { offset: d.next_offset },
+      );
+      assert.equal(new Set(results.map((r) => (r as { id: string }).id)).size, 150);
+      const ready = await walk('cos_task_ready', { limit: 500 }, 'tasks', (d) =>
+        d.next_offset === null ? null : { offset: d.next_offset },
+      );
+      assert.equal(ready.length, 150);
+      const events = await walk('cos_task_history', { id: 'TASK-1', limit: 500 }, 'events', (d) =>
+        d.next_after_seq === null ? null : { after_seq: d.next_after_seq },
+      );
+      assert.equal(events.length, 13);
     });
   });
 
