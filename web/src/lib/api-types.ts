@@ -509,8 +509,8 @@ export interface components {
             [key: string]: number;
         };
         ErrorBody: {
-            /** @description `unauthorized` (401) and `rate_limited` (429) come only from the HTTP edge, never a tool. */
-            category: "transient" | "validation" | "permission" | "not_found" | "unavailable" | "internal" | "module_disabled" | "unauthorized" | "rate_limited";
+            /** @description `unauthorized` (401) comes only from the HTTP edge, never a tool. A refused burst is `transient` with status 429. */
+            category: "transient" | "validation" | "permission" | "not_found" | "unavailable" | "internal" | "module_disabled" | "unauthorized";
             retryable: boolean;
             message: string;
         };
@@ -518,8 +518,8 @@ export interface components {
             /** @enum {boolean} */
             ok: false;
             error: {
-                /** @description `unauthorized` (401) and `rate_limited` (429) come only from the HTTP edge, never a tool. */
-                category: "transient" | "validation" | "permission" | "not_found" | "unavailable" | "internal" | "module_disabled" | "unauthorized" | "rate_limited";
+                /** @description `unauthorized` (401) comes only from the HTTP edge, never a tool. A refused burst is `transient` with status 429. */
+                category: "transient" | "validation" | "permission" | "not_found" | "unavailable" | "internal" | "module_disabled" | "unauthorized";
                 retryable: boolean;
                 message: string;
             };
