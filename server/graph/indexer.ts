@@ -328,8 +328,8 @@ export class Indexer {
         }
       });
     }
+    if (changed.length || deleted.size) this.resolver.invalidate();
     if (addedOrRemoved) {
-      this.resolver.invalidate();
       // A new file may satisfy an import that failed before.
       for (const rec of this.files.values()) if (rec.unresolvedImports) dirty.add(rec.path);
     }

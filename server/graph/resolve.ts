@@ -3,7 +3,7 @@
 // indexer can re-resolve any file when something it depends on changes.
 import { dirOf, joinPath, normalize, packageName, type TsPaths } from './project.ts';
 import type { Binding, EdgeType, Language, NodeKind, ReExport, Ref } from './types.ts';
-import { dependencyUid, externalUid, fileUid, UNRESOLVED_MODULE } from './uid.ts';
+import { dependencyUid, docFileUid, externalUid, fileUid, folderUid, UNRESOLVED_MODULE } from './uid.ts';
 
 export interface Def {
   uid: string;
@@ -89,6 +89,7 @@ export class Resolver {
   private rustIndex: Map<string, string> | undefined;
   private javaIndex: Map<string, string[]> | undefined;
   private dirIndex: Map<string, string[]> | undefined;
+  private labelIndex: Map<string, { uid: string; kind: NodeKind; qname: string }[]> | undefined;
   readonly stubs = new Map<string, StubNode>();
 
   constructor(
@@ -102,6 +103,7 @@ export class Resolver {
     this.rustIndex = undefined;
     this.javaIndex = undefined;
     this.dirIndex = undefined;
+    this.labelIndex = undefined;
   }
 
   /** All edges of one file (except the structural `contains`, written at extraction). */
@@ -166,6 +168,10 @@ export class Resolver {
           push(ref, t, type);
           break;
         }
+        case 'links_to':
+        case 'cites_heading':
+          this.link(rec, ref, push);
+          break;
         case 'inherits_from':
         case 'implements':
         case 'has_param_type':
@@ -208,7 +214,7 @@ export class Resolver {
       (isTsLike(lang) && !spec.startsWith('.') && !spec.startsWith('/')) ||
       (lang === 'python' && !spec.startsWith('.'))
     ) {
-      const pkg = isTsLike(lang) ? packageName(spec) : (spec.split('.')[0] ?? spec);
+      const pkg = isTsLike(lang) ? packageName(spec) : (spec.split('.')[0] ?? spec).toLowerCase();
       if (this.project.deps.has(pkg))
         return { uid: dependencyUid(pkg), kind: 'dependency', label: pkg, qualifiedName: pkg };
     }
@@ -525,6 +531,19 @@ export class Resolver {
       const rest = parts.slice(k);
       return this.throughBinding(rec, bnd, rest, prefer, depth);
     }
+    // `from m import *`, Java's `import a.b.*`, Rust's `use m::*`: every name of m is in scope.
+    if (rec.language === 'python' || rec.language === 'java' || rec.language === 'rust') {
+      for (const r of rec.reexports) {
+        if (r.exported !== '*' || r.module === '') continue;
+        const mod = this.resolveModule(rec, r.module);
+        if ('stub' in mod) continue;
+        for (const f of mod.files) {
+          const other = this.files.get(f);
+          const hit = other && other !== rec ? this.ownDef(other, parts, prefer) : undefined;
+          if (hit) return hit;
+        }
+      }
+    }
     // Go: everything in the package (the directory) is in scope.
     if (rec.language === 'go') {
       for (const p of this.filesInDir(dirOf(rec.path), 'go') ?? []) {
@@ -566,10 +585,7 @@ export class Resolver {
     | undefined {
     const mod = this.resolveModule(rec, bnd.module);
     if ('stub' in mod) {
-      const name = [
-        ...(bnd.imported === '*' || bnd.imported === 'default' ? [] : [bnd.imported]),
-        ...rest,
-      ].join('.');
+      const name = [...(bnd.imported === '*' ? [] : [bnd.imported]), ...rest].join('.');
       const stub = mod.stub;
       const pkgRoot = stub.kind === 'dependency' ? bnd.module : stub.qualifiedName;
       return {
@@ -661,6 +677,104 @@ export class Resolver {
     return undefined;
   }
 
+  // ---- documents -------------------------------------------------------------------------------
+
+  private link(rec: FileRec, ref: Ref, push: (ref: Ref, t: Target, type?: EdgeType) => void): void {
+    if (ref.module === 'code') {
+      // Inline code in prose: a repo path, or a symbol name that only one definition carries. A miss
+      // is not a broken reference (most inline code is not a name), so it makes no edge.
+      const asPath = normalize(ref.name.replace(/^\.\//, ''));
+      const relPath = joinPath(dirOf(rec.path), ref.name);
+      for (const p of [asPath, relPath]) {
+        const f = this.files.get(p);
+        if (f) {
+          push(ref, { uid: uidOfFile(f), kind: 'file', confidence: CONFIDENCE.typedReceiver }, 'links_to');
+          return;
+        }
+      }
+      this.labelIndex ??= this.buildLabelIndex();
+      const label = ref.name.slice(ref.name.lastIndexOf('.') + 1);
+      const hits = this.labelIndex.get(label) ?? [];
+      const exact = hits.filter((h) => h.qname === ref.name || ref.name === label);
+      if (exact.length === 1)
+        push(ref, { uid: exact[0]!.uid, kind: exact[0]!.kind, confidence: 0.6 }, 'links_to');
+      return;
+    }
+    const hash = ref.name.indexOf('#');
+    const rawPath = hash === -1 ? ref.name : ref.name.slice(0, hash);
+    const frag = hash === -1 ? '' : ref.name.slice(hash + 1);
+    let decoded = rawPath;
+    try {
+      decoded = decodeURIComponent(rawPath);
+    } catch {
+      // Keep the raw text: a stray % is a broken link, reported as an external stub below.
+    }
+    const target =
+      decoded === ''
+        ? rec.path
+        : decoded.startsWith('/')
+          ? normalize(decoded)
+          : joinPath(dirOf(rec.path), decoded);
+    const file = this.files.get(target);
+    if (file) {
+      if (decoded !== '')
+        push(ref, { uid: uidOfFile(file), kind: 'file', confidence: CONFIDENCE.exact }, 'links_to');
+      if (frag) {
+        const h = file.defs.get(frag)?.[0] ?? file.defs.get(frag.toLowerCase())?.[0];
+        if (h) push(ref, { ...h, confidence: CONFIDENCE.exact }, 'cites_heading');
+        else
+          push(
+            ref,
+            {
+              stub: {
+                uid: externalUid(`${target}#${frag}`),
+                kind: 'external',
+                label: frag,
+                qualifiedName: `${target}#${frag}`,
+              },
+              confidence: CONFIDENCE.unresolved,
+            },
+            'cites_heading',
+          );
+      }
+      return;
+    }
+    const dir = target.replace(/\/$/, '');
+    this.filesInDir('', 'markdown'); // builds dirIndex
+    for (const key of this.dirIndex?.keys() ?? []) {
+      const d = key.slice(key.indexOf('|') + 1);
+      if (d === dir || d.startsWith(`${dir}/`)) {
+        push(ref, { uid: folderUid(dir), kind: 'folder', confidence: CONFIDENCE.exact }, 'links_to');
+        return;
+      }
+    }
+    push(
+      ref,
+      {
+        stub: { uid: externalUid(ref.name), kind: 'external', label: ref.name, qualifiedName: ref.name },
+        confidence: CONFIDENCE.unresolved,
+      },
+      ref.type,
+    );
+  }
+
+  private buildLabelIndex(): Map<string, { uid: string; kind: NodeKind; qname: string }[]> {
+    const idx = new Map<string, { uid: string; kind: NodeKind; qname: string }[]>();
+    for (const rec of this.files.values()) {
+      if (rec.language === 'markdown') continue;
+      for (const [qname, defs] of rec.defs) {
+        const label = qname.slice(qname.lastIndexOf('.') + 1);
+        let l = idx.get(label);
+        if (!l) {
+          l = [];
+          idx.set(label, l);
+        }
+        for (const d of defs) l.push({ uid: d.uid, kind: d.kind, qname });
+      }
+    }
+    return idx;
+  }
+
   // ---- tests -----------------------------------------------------------------------------------
 
   private testsEdge(
@@ -687,6 +801,10 @@ export class Resolver {
     }
     if (candidates.length === 1) push(ref, { uid: fileUid(candidates[0]!), kind: 'file', confidence: 0.5 });
   }
+}
+
+function uidOfFile(f: FileRec): string {
+  return f.language === 'markdown' ? docFileUid(f.path) : fileUid(f.path);
 }
 
 function stem(path: string): string {

@@ -122,7 +122,8 @@ export function basename(path: string): string {
 export function countLines(text: string): number {
   let n = 1;
   for (let i = text.indexOf('\n'); i !== -1; i = text.indexOf('\n', i + 1)) n++;
-  return n;
+  // A final newline ends the last line; it does not start another.
+  return text.endsWith('\n') && n > 1 ? n - 1 : n;
 }
 
 /** A summary of the first syntax error, or undefined when the tree is clean. */

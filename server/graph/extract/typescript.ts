@@ -352,6 +352,13 @@ export function extractTypeScript(path: string, text: string, tree: Tree): Extra
 
   for (const c of root.namedChildren) if (c) statement(c, '', b.fileUid);
 
+  // Locals typed by annotation or `new T()` anywhere in the file (`const c = new Calculator(); c.add()`).
+  for (const d of root.descendantsOfType('variable_declarator')) {
+    const nameNode = d?.childForFieldName('name');
+    if (!d || nameNode?.type !== 'identifier' || d.parent?.parent?.type === 'program') continue;
+    noteType(nameNode.text, simpleType(d.childForFieldName('type')) ?? newType(d.childForFieldName('value')));
+  }
+
   // Calls and constructions, attributed to the innermost enclosing symbol (or the file).
   const scopeAt = b.scopeFinder();
   for (const c of root.descendantsOfType(['call_expression', 'new_expression'])) {
