@@ -403,9 +403,8 @@ export class Indexer {
   }
 
   private resolveOne(rec: Rec, refs: Ref[]) {
-    const { edges, importsFiles } = this.resolver.resolveFile(rec, refs);
-    const unresolvedImports = edges.some((e) => e.type === 'imports' && !e.target.startsWith('code:file:'));
-    return { edges, importsFiles, unresolvedImports };
+    const { edges, importsFiles, unresolvedLocal } = this.resolver.resolveFile(rec, refs);
+    return { edges, importsFiles, unresolvedImports: unresolvedLocal };
   }
 
   /** Structural edges, owned by the file: folder → file → top-level symbols → members. */

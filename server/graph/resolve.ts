@@ -107,7 +107,11 @@ export class Resolver {
   }
 
   /** All edges of one file (except the structural `contains`, written at extraction). */
-  resolveFile(rec: FileRec, refs: Ref[]): { edges: ResolvedEdge[]; importsFiles: Set<string> } {
+  resolveFile(
+    rec: FileRec,
+    refs: Ref[],
+  ): { edges: ResolvedEdge[]; importsFiles: Set<string>; unresolvedLocal: boolean } {
+    let unresolvedLocal = false;
     const edges: ResolvedEdge[] = [];
     const importsFiles = new Set<string>();
     const extractor = `${extractorPrefix(rec.language)}/resolve`;
@@ -142,11 +146,13 @@ export class Resolver {
               importsFiles.add(f);
               push(ref, { uid: fileUid(f), kind: 'file', confidence: CONFIDENCE.exact });
             }
-          } else
+          } else {
+            unresolvedLocal ||= this.mayBecomeLocal(rec, ref.module ?? '');
             push(ref, {
               stub: mod.stub,
               confidence: mod.stub.kind === 'dependency' ? 1 : CONFIDENCE.externalImported,
             });
+          }
           break;
         }
         case 'requires':
@@ -183,7 +189,35 @@ export class Resolver {
       }
     }
     this.testsEdge(rec, importsFiles, push);
-    return { edges, importsFiles };
+    return { edges, importsFiles, unresolvedLocal };
+  }
+
+  /**
+   * Whether an import that failed could start resolving when a file is added: relative and
+   * repo-rooted specifiers, not `node:fs` or `requests` (re-resolving every importer of a package on
+   * each new file would make adds cost a full resolve).
+   */
+  private mayBecomeLocal(rec: FileRec, spec: string): boolean {
+    if (spec.startsWith('.') || spec.startsWith('/')) return true;
+    switch (rec.language) {
+      case 'typescript':
+      case 'tsx':
+      case 'javascript':
+        return this.project.tsPaths?.paths.some((p) => p.prefix !== '' && spec.startsWith(p.prefix)) ?? false;
+      case 'go':
+        return this.project.goModules.some((g) => spec.startsWith(g.module));
+      case 'rust':
+        return !spec.includes('::') || /^(crate|self|super)::/.test(spec);
+      case 'python':
+      case 'java': {
+        const head = spec.split('.')[0] ?? '';
+        for (const p of this.files.keys())
+          if (p.startsWith(`${head}/`) || p.includes(`/${head}/`)) return true;
+        return false;
+      }
+      default:
+        return false;
+    }
   }
 
   // ---- modules ---------------------------------------------------------------------------------
