@@ -89,6 +89,8 @@ export class Resolver {
   private rustIndex: Map<string, string> | undefined;
   private javaIndex: Map<string, string[]> | undefined;
   private dirIndex: Map<string, string[]> | undefined;
+  /** Every path segment in the repo (directory and module names), for mayBecomeLocal. */
+  private segments: Set<string> | undefined;
   private labelIndex: Map<string, { uid: string; kind: NodeKind; qname: string }[]> | undefined;
   readonly stubs = new Map<string, StubNode>();
 
@@ -104,6 +106,7 @@ export class Resolver {
     this.javaIndex = undefined;
     this.dirIndex = undefined;
     this.labelIndex = undefined;
+    this.segments = undefined;
   }
 
   /** All edges of one file (except the structural `contains`, written at extraction). */
