@@ -475,6 +475,10 @@ export class Resolver {
     };
   }
 
+  private unresolvedFound(name: string): { stub: StubNode; confidence: number } {
+    return this.unresolved(name) as { stub: StubNode; confidence: number };
+  }
+
   private unresolved(name: string): Target {
     return {
       stub: { uid: externalUid(UNRESOLVED_MODULE, name), kind: 'external', label: name, qualifiedName: name },
@@ -566,7 +570,11 @@ export class Resolver {
       const bnd = rec.bindings.get(local);
       if (!bnd) continue;
       const rest = parts.slice(k);
-      return this.throughBinding(rec, bnd, rest, prefer, depth);
+      // A binding is authoritative: when its module lacks the name, the reference is broken, not global.
+      return (
+        this.throughBinding(rec, bnd, rest, prefer, depth) ??
+        this.unresolvedFound(parts[parts.length - 1] ?? local)
+      );
     }
     // `from m import *`, Java's `import a.b.*`, Rust's `use m::*`: every name of m is in scope.
     if (rec.language === 'python' || rec.language === 'java' || rec.language === 'rust') {
@@ -697,7 +705,20 @@ export class Resolver {
       const mod = this.resolveModule(rec, r.module);
       if ('stub' in mod) {
         if (r.exported === '*') continue;
-        return { stub: { ...mod.stub }, confidence: CONFIDENCE.externalImported };
+        // Re-exported from a package (or a module that is not there): that module's symbol.
+        const name = [...(r.imported === '*' ? [] : [r.imported]), ...parts.slice(1)].join('.');
+        const root = mod.stub.kind === 'dependency' ? r.module : mod.stub.qualifiedName;
+        return {
+          stub: name
+            ? {
+                uid: externalUid(root, name),
+                kind: 'external',
+                label: name.slice(name.lastIndexOf('.') + 1),
+                qualifiedName: `${root}::${name}`,
+              }
+            : mod.stub,
+          confidence: CONFIDENCE.externalImported,
+        };
       }
       for (const f of mod.files) {
         const target = this.files.get(f);
