@@ -6,8 +6,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
-import { extractFile } from './extract/index.ts';
 import { languageOf } from './parser.ts';
+import { type ExtractMany, extractHere } from './pool.ts';
 import { dirOf, readTsPaths } from './project.ts';
 import { type Def, type FileRec, type Project, Resolver } from './resolve.ts';
 import { GraphStore } from './store.ts';
@@ -48,6 +48,8 @@ export interface IndexerOptions {
   db: Db;
   logger?: Logger;
   walk?: WalkOptions;
+  /** How batches are extracted (default: in this thread); the worker passes its thread pool. */
+  extract?: ExtractMany;
 }
 
 interface Rec extends FileRec {
@@ -62,7 +64,7 @@ interface Rec extends FileRec {
   deps?: string[];
 }
 
-const EXTRACT_BATCH = 64;
+const EXTRACT_BATCH = 96;
 const RESOLVE_BATCH = 256;
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
@@ -241,23 +243,15 @@ export class Indexer {
     progress('extract', 0, changed.length);
     for (let i = 0; i < changed.length; i += EXTRACT_BATCH) {
       const batch = changed.slice(i, i + EXTRACT_BATCH);
-      const results: { item: (typeof changed)[number]; ex: Extraction; ms: number }[] = [];
-      for (const item of batch) {
-        const t0 = performance.now();
-        const language = languageOf(item.file.path)!;
-        let ex: Extraction;
-        try {
-          ex = await extractFile(item.file.path, language, item.text);
-        } catch (err) {
-          ex = {
-            nodes: [],
-            facts: { refs: [], bindings: [], reexports: [] },
-            error: `extraction failed: ${(err as Error).message}`,
-          };
-        }
-        if (ex.error) failed++;
-        results.push({ item, ex, ms: performance.now() - t0 });
-      }
+      const extracted = await (this.options.extract ?? extractHere)(
+        batch.map((item) => ({
+          path: item.file.path,
+          language: languageOf(item.file.path)!,
+          text: item.text,
+        })),
+      );
+      const results = batch.map((item, k) => ({ item, ...extracted[k]! }));
+      for (const r of results) if (r.ex.error) failed++;
       this.store.transaction(() => {
         for (const { item, ex, ms } of results) {
           const path = item.file.path;

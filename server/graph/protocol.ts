@@ -6,6 +6,8 @@ export interface WorkerData {
   dbPath: string;
   repo: string;
   walk?: WalkOptions;
+  /** Extraction helper threads (default: one per extra core, at most 3). */
+  extractHelpers?: number;
 }
 
 export type ToWorker = { type: 'index'; id: number; force?: boolean; paths?: string[] } | { type: 'close' };

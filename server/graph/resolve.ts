@@ -213,10 +213,12 @@ export class Resolver {
         return !spec.includes('::') || /^(crate|self|super)::/.test(spec);
       case 'python':
       case 'java': {
-        const head = spec.split('.')[0] ?? '';
-        for (const p of this.files.keys())
-          if (p.startsWith(`${head}/`) || p.includes(`/${head}/`)) return true;
-        return false;
+        if (!this.segments) {
+          this.segments = new Set();
+          for (const p of this.files.keys())
+            for (const seg of p.split('/')) this.segments.add(seg.replace(/\.pyi?$/, ''));
+        }
+        return this.segments.has(spec.split('.')[0] ?? '');
       }
       default:
         return false;

@@ -53,6 +53,8 @@ export interface GraphServiceOptions {
   /** Keep the graph current while the hub runs (default true). */
   watch?: boolean;
   walk?: WalkOptions;
+  /** Extraction helper threads in the indexer (default: one per extra core, at most 3). */
+  extractHelpers?: number;
 }
 
 /** Minimum gap between two index-progress events of the same phase on the bus. */
@@ -97,7 +99,13 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
 
   const ensureWorker = (): Worker => {
     if (worker) return worker;
-    const data: WorkerData = { dbPath, repo: config.repo, ...(options.walk ? { walk: options.walk } : {}) };
+    const data: WorkerData & { entry: string } = {
+      entry: 'worker',
+      dbPath,
+      repo: config.repo,
+      ...(options.walk ? { walk: options.walk } : {}),
+      ...(options.extractHelpers !== undefined ? { extractHelpers: options.extractHelpers } : {}),
+    };
     // execArgv []: the parent's flags (--test, --inspect …) are not the worker's business; the bootstrap loads tsx.
     const w = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
       workerData: data,

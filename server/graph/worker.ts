@@ -4,13 +4,20 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { openDatabase } from '../db/open.ts';
 import { Indexer } from './indexer.ts';
+import { ExtractPool } from './pool.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs only as a worker thread');
 const data = workerData as WorkerData;
 const db = openDatabase(data.dbPath, { migrate: false });
-const indexer = new Indexer({ repo: data.repo, db, ...(data.walk ? { walk: data.walk } : {}) });
+const pool = new ExtractPool(data.extractHelpers);
+const indexer = new Indexer({
+  repo: data.repo,
+  db,
+  extract: pool.extract,
+  ...(data.walk ? { walk: data.walk } : {}),
+});
 const send = (m: FromWorker) => port.postMessage(m);
 
 interface Pending {
@@ -51,11 +58,13 @@ async function drain(): Promise<void> {
 }
 
 function finish(): void {
-  try {
-    db.close();
-  } finally {
-    port!.close();
-  }
+  void pool.close().finally(() => {
+    try {
+      db.close();
+    } finally {
+      port!.close();
+    }
+  });
 }
 
 port.on('message', (msg: ToWorker) => {
