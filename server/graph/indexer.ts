@@ -65,6 +65,9 @@ interface Rec extends FileRec {
 }
 
 const EXTRACT_BATCH = 96;
+/** Files whose change alters resolution project-wide (dependencies, module roots, path aliases). */
+const CONFIG_FILE =
+  /(^|\/)(package\.json|go\.mod|Cargo\.toml|pyproject\.toml|requirements[^/]*\.txt|[tj]sconfig\.json)$/;
 const RESOLVE_BATCH = 256;
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
@@ -212,37 +215,49 @@ export class Indexer {
       for (const known of this.files.keys()) if (!seen.has(known)) deleted.add(known);
     }
 
-    const changed: { file: WalkedFile; text: string; hash: string }[] = [];
-    let bytes = 0;
+    // Candidates by size and mtime; content is read (and hashed) batch by batch, so a cold pass never
+    // holds the whole repo's text at once.
+    const candidates: WalkedFile[] = [];
     for (const f of seen.values()) {
       const known = this.files.get(f.path);
       if (!req.force && known && known.size === f.size && known.mtimeMs === f.mtimeMs) continue;
-      let text: string;
-      try {
-        text = readFileSync(join(this.repo, f.path), 'utf8');
-      } catch {
-        if (known) deleted.add(f.path);
-        continue;
-      }
-      const hash = createHash('sha1').update(text).digest('hex');
-      if (!req.force && known && known.hash === hash) {
-        known.mtimeMs = f.mtimeMs;
-        this.store.touchFile(known.id, f.mtimeMs);
-        continue;
-      }
-      bytes += f.size;
-      changed.push({ file: f, text, hash });
+      candidates.push(f);
     }
-    this.store.setPending(changed.length + deleted.size, true);
+    this.store.setPending(candidates.length + deleted.size, true);
 
     // 2. Extract and write, in batches (one transaction each) so readers see steady progress.
     const dirty = new Set<string>();
+    // A few changed files keep their references in memory for resolution; a cold pass reads them back.
+    const keepRefs = candidates.length <= 500;
     const freshRefs = new Map<string, Ref[]>();
     let failed = 0;
+    let changedCount = 0;
+    let bytes = 0;
+    let configChanged = false;
     let addedOrRemoved = deleted.size > 0;
-    progress('extract', 0, changed.length);
-    for (let i = 0; i < changed.length; i += EXTRACT_BATCH) {
-      const batch = changed.slice(i, i + EXTRACT_BATCH);
+    progress('extract', 0, candidates.length);
+    for (let i = 0; i < candidates.length; i += EXTRACT_BATCH) {
+      const batch: { file: WalkedFile; text: string; hash: string }[] = [];
+      for (const f of candidates.slice(i, i + EXTRACT_BATCH)) {
+        const known = this.files.get(f.path);
+        let text: string;
+        try {
+          text = readFileSync(join(this.repo, f.path), 'utf8');
+        } catch {
+          if (known) deleted.add(f.path);
+          continue;
+        }
+        const hash = createHash('sha1').update(text).digest('hex');
+        if (!req.force && known && known.hash === hash) {
+          known.mtimeMs = f.mtimeMs;
+          this.store.touchFile(known.id, f.mtimeMs);
+          continue;
+        }
+        bytes += f.size;
+        batch.push({ file: f, text, hash });
+      }
+      changedCount += batch.length;
+      if (batch.some((c) => CONFIG_FILE.test(c.file.path))) configChanged = true;
       const extracted = await (this.options.extract ?? extractHere)(
         batch.map((item) => ({
           path: item.file.path,
@@ -295,12 +310,12 @@ export class Indexer {
           rec.mtimeMs = item.file.mtimeMs;
           this.files.set(path, rec);
           this.byId.set(id, rec);
-          freshRefs.set(path, refs);
+          if (keepRefs) freshRefs.set(path, refs);
           dirty.add(path);
           for (const imp of this.importers.get(path) ?? []) dirty.add(imp);
         }
       });
-      progress('extract', Math.min(i + EXTRACT_BATCH, changed.length), changed.length);
+      progress('extract', Math.min(i + EXTRACT_BATCH, candidates.length), candidates.length);
       await yieldToLoop();
     }
 
@@ -322,19 +337,12 @@ export class Indexer {
         }
       });
     }
-    if (changed.length || deleted.size) this.resolver.invalidate();
+    if (changedCount || deleted.size) this.resolver.invalidate();
     if (addedOrRemoved) {
       // A new file may satisfy an import that failed before.
       for (const rec of this.files.values()) if (rec.unresolvedImports) dirty.add(rec.path);
     }
-    if (
-      changed.some((c) =>
-        /(^|\/)(package\.json|go\.mod|Cargo\.toml|pyproject\.toml|requirements[^/]*\.txt|[tj]sconfig\.json)$/.test(
-          c.file.path,
-        ),
-      ) ||
-      deleted.size
-    ) {
+    if (configChanged || deleted.size) {
       this.refreshProject();
     }
     for (const d of deleted) dirty.delete(d);
@@ -369,10 +377,10 @@ export class Indexer {
     // 5. Housekeeping: folders, stubs nobody points at, and the state row.
     this.store.transaction(() => {
       this.store.syncFolders([...this.files.keys()]);
-      if (deleted.size || changed.length) this.store.collectStubs();
+      if (deleted.size || changedCount) this.store.collectStubs();
       this.store.finishPass(generation, {
         files: this.files.size,
-        changed: changed.length,
+        changed: changedCount,
         deleted: deleted.size,
         failed,
         resolved: dirtyList.length,
@@ -382,7 +390,7 @@ export class Indexer {
     const result: IndexResult = {
       generation,
       filesSeen: seen.size,
-      filesChanged: changed.length,
+      filesChanged: changedCount,
       filesDeleted: deleted.size,
       filesFailed: failed,
       filesResolved: dirtyList.length,
@@ -391,7 +399,7 @@ export class Indexer {
       bytes,
       durationMs: performance.now() - started,
     };
-    progress('done', changed.length, changed.length);
+    progress('done', changedCount, changedCount);
     this.options.logger?.debug({ ...result }, 'graph index pass');
     return result;
   }
