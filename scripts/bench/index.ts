@@ -1,7 +1,8 @@
 // Indexer benchmark (issue 5): a cold full index and saved-change latency on real corpora installed in
 // node_modules, through the same service the hub runs (worker thread + extraction helper + watcher).
 //
-//   node --import tsx scripts/bench/index.ts [corpus ...]      corpora: fastify zod mcp-sdk ts-lib mixed-5k
+//   node --import tsx scripts/bench/index.ts [--helpers N] [corpus ...]
+//   corpora: fastify zod mcp-sdk ts-lib mixed-5k; --helpers: extraction helper threads (default: cores - 1)
 //
 // Each corpus is copied to a temp directory first (the change test writes to it). Packages ship their
 // sources under dist/ and build/, so the default ignore list is narrowed to .git and node_modules.
@@ -71,6 +72,7 @@ async function bench(name: string): Promise<Record<string, string | number>> {
     events,
     logger: pino({ level: 'warn' }),
     walk: WALK,
+    ...(extractHelpers !== undefined ? { extractHelpers } : {}),
   });
   // Thread start-up (isolates, tsx, grammar compilation) is paid once per hub process: timed apart.
   let firstProgressAt = 0;
@@ -167,7 +169,9 @@ async function bench(name: string): Promise<Record<string, string | number>> {
   };
 }
 
-const wanted = process.argv.slice(2).filter((a) => !a.startsWith('-'));
+const helpersArg = process.argv.indexOf('--helpers');
+const extractHelpers = helpersArg === -1 ? undefined : Number(process.argv[helpersArg + 1]);
+const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith('-') && all[i - 1] !== '--helpers');
 const names = wanted.length ? wanted : ['fastify', 'zod', 'mcp-sdk', 'ts-lib', 'mixed-5k'];
 for (const n of names)
   if (!CORPORA[n]) throw new Error(`unknown corpus ${n}; known: ${Object.keys(CORPORA).join(', ')}`);

@@ -274,6 +274,14 @@ export class Indexer {
           const known = this.files.get(path);
           if (!known) addedOrRemoved = true;
           const { refs, ...meta } = ex.facts;
+          // Names from the parser are slices of the file's text and would keep all of it alive in the
+          // long-lived model: keep copies (a JSON round trip of the small parts) instead.
+          const kept = JSON.parse(
+            JSON.stringify({ meta, nodes: ex.nodes.map((n) => [n.uid, n.kind, n.qualifiedName]) }),
+          ) as { meta: Omit<FileFacts, 'refs'>; nodes: [string, string, string][] };
+          ex.nodes.forEach((n, k) => {
+            n.uid = kept.nodes[k]![0];
+          });
           const id = this.store.upsertFile({
             path,
             language,
@@ -302,8 +310,8 @@ export class Indexer {
             id,
             path,
             language,
-            { ...meta, refs: [] },
-            ex.nodes.map((n) => ({ uid: n.uid, kind: n.kind, qualified_name: n.qualifiedName })),
+            { ...kept.meta, refs: [] },
+            kept.nodes.map(([uid, kind, qualified_name]) => ({ uid, kind, qualified_name })),
           );
           rec.hash = item.hash;
           rec.size = item.file.size;

@@ -6,6 +6,17 @@ import { Worker } from 'node:worker_threads';
 import { extractFile } from './extract/index.ts';
 import type { Extraction, Language } from './types.ts';
 
+const SHARED: ReadonlySet<Language> = new Set([
+  'typescript',
+  'tsx',
+  'javascript',
+  'python',
+  'markdown',
+  'json',
+  'toml',
+  'text',
+]);
+
 export interface ExtractItem {
   path: string;
   language: Language;
@@ -79,7 +90,9 @@ export class ExtractPool {
     const sorted = items.map((it, i) => [it, i] as const).sort((a, b) => b[0].text.length - a[0].text.length);
     for (const [it, i] of sorted) {
       let lane = 0;
-      for (let l = 1; l < lanes; l++) if (load[l]! < load[lane]!) lane = l;
+      // Helpers take only the common languages: every grammar a thread loads costs it 10-30 MB, so the
+      // rare ones (C, shell, …) load once, here.
+      if (SHARED.has(it.language)) for (let l = 1; l < lanes; l++) if (load[l]! < load[lane]!) lane = l;
       load[lane]! += it.text.length;
       order[i] = [lane, shares[lane]!.length];
       shares[lane]!.push(it);
