@@ -1,0 +1,7 @@
+// Every tool the product serves, one import per layer. Tools written only to exercise the registry live
+// under test/, not here.
+import type { AnyTool } from './define.ts';
+import { kernelTools } from './kernel/index.ts';
+import { observabilityTools } from './observability/index.ts';
+
+export const catalog: readonly AnyTool[] = [...kernelTools, ...observabilityTools];
