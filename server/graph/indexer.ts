@@ -27,6 +27,11 @@ export interface IndexRequest {
   force?: boolean;
   /** Only look at these repo-relative paths (files or directories), e.g. from the watcher. */
   paths?: string[];
+  /**
+   * Forget what this indexer remembers and read the graph back from the database first: another
+   * connection (the doctor's fix) deleted rows, and stale uid → id entries would point edges at them.
+   */
+  reload?: boolean;
   onProgress?: (p: IndexProgress) => void;
 }
 
@@ -187,6 +192,13 @@ export class Indexer {
 
   async run(req: IndexRequest = {}): Promise<IndexResult> {
     const started = performance.now();
+    if (req.reload) {
+      this.loaded = false;
+      this.files.clear();
+      this.byId.clear();
+      this.importers.clear();
+      this.resolver.invalidate();
+    }
     this.load();
     const generation = this.store.generation() + 1;
     const progress = (phase: IndexProgress['phase'], done: number, total: number) =>

@@ -10,7 +10,9 @@ export interface WorkerData {
   extractHelpers?: number;
 }
 
-export type ToWorker = { type: 'index'; id: number; force?: boolean; paths?: string[] } | { type: 'close' };
+export type ToWorker =
+  | { type: 'index'; id: number; force?: boolean; reload?: boolean; paths?: string[] }
+  | { type: 'close' };
 
 export type FromWorker =
   | { type: 'ready' }

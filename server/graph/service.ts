@@ -21,6 +21,8 @@ export interface Freshness {
 
 export interface ReindexOptions {
   force?: boolean;
+  /** Re-read the graph from the database before the pass (after another connection deleted rows). */
+  reload?: boolean;
   /** Repo-relative files or directories; omitted = the whole repo. */
   paths?: string[];
   onProgress?: (p: IndexProgress) => void;
@@ -160,6 +162,7 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
         type: 'index',
         id,
         ...(opts.force ? { force: true } : {}),
+        ...(opts.reload ? { reload: true } : {}),
         ...(opts.paths ? { paths: opts.paths } : {}),
       });
     });

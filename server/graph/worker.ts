@@ -24,6 +24,7 @@ interface Pending {
   ids: number[];
   full: boolean;
   force: boolean;
+  reload: boolean;
   paths: Set<string>;
 }
 let pending: Pending | undefined;
@@ -39,6 +40,7 @@ async function drain(): Promise<void> {
     try {
       const result = await indexer.run({
         force: job.force,
+        reload: job.reload,
         ...(job.full ? {} : { paths: [...job.paths] }),
         onProgress: (progress) => send({ type: 'progress', ids: job.ids, progress }),
       });
@@ -73,9 +75,10 @@ port.on('message', (msg: ToWorker) => {
     if (!running) finish();
     return;
   }
-  pending ??= { ids: [], full: false, force: false, paths: new Set() };
+  pending ??= { ids: [], full: false, force: false, reload: false, paths: new Set() };
   pending.ids.push(msg.id);
   pending.force ||= msg.force === true;
+  pending.reload ||= msg.reload === true;
   if (!msg.paths) pending.full = true;
   else for (const p of msg.paths) pending.paths.add(p);
   void drain();
