@@ -1,7 +1,8 @@
 // Every tool the product serves, one import per layer. Tools written only to exercise the registry live
 // under test/, not here.
 import type { AnyTool } from './define.ts';
+import { graphTools } from './graph/index.ts';
 import { kernelTools } from './kernel/index.ts';
 import { observabilityTools } from './observability/index.ts';
 
-export const catalog: readonly AnyTool[] = [...kernelTools, ...observabilityTools];
+export const catalog: readonly AnyTool[] = [...kernelTools, ...observabilityTools, ...graphTools];
