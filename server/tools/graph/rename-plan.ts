@@ -220,17 +220,26 @@ export const graphRenamePlanTool = defineTool({
       }
     }
     // Other uses in importing files the graph has no edge for (the symbol passed as a value, say).
-    for (const path of [...importers, node.file_path]) {
-      involved.add(path);
-      const lines = files.lines(path) ?? [];
-      lines.forEach((text, i) => {
+    // Methods are reached through receivers the text cannot type, so only the graph's edges count for
+    // them; for the rest, member accesses (`x.name`) and other symbols' definitions are not this name.
+    if (node.kind !== 'method') {
+      for (const path of [...importers, node.file_path]) {
+        involved.add(path);
+        const otherDefs = new Set(
+          (r.s.inFile.all(path) as NodeRow[])
+            .filter((n) => n.label === old && n.id !== node.id)
+            .map((n) => n.start_line),
+        );
         const target = isTestPath(path) ? testRefs : callSites;
-        for (const c of wordColumns(text, old)) {
-          if (wordInStrings(text, old).includes(c)) continue;
-          if (/^\s*(\/\/|#|\*)/.test(text)) continue;
-          push(target, site(path, i + 1, c, 'text'));
-        }
-      });
+        (files.lines(path) ?? []).forEach((text, i) => {
+          if (otherDefs.has(i + 1) || /^\s*(\/\/|#|\*)/.test(text)) return;
+          const inStrings = wordInStrings(text, old);
+          for (const c of wordColumns(text, old)) {
+            if (inStrings.includes(c) || /\.\s*$/.test(text.slice(0, c - 1))) continue;
+            push(target, site(path, i + 1, c, 'text'));
+          }
+        });
+      }
     }
 
     let docsScanned = 0;
