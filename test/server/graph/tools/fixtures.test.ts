@@ -16,6 +16,9 @@ after(async () => {
   await py.close();
 });
 
+// biome-ignore lint/suspicious/noExplicitAny: answers are drilled into by shape
+type Item = any;
+
 const uids = (list: { uid: string }[]) => list.map((x) => x.uid);
 
 describe('resolution', () => {
@@ -42,7 +45,7 @@ describe('resolution', () => {
   test('an ambiguous name answers with ranked candidates and their uids, not a guess', async () => {
     const env = await ts.call('cos_graph_references', { node: 'add' });
     assert.ok(env.ok);
-    const data = env.data as Record<string, any>;
+    const data = env.data as Record<string, Item>;
     assert.equal(data.ambiguous, true);
     assert.deepEqual(uids(data.results).sort(), [
       'code:function:src/lib/math.ts::add',
@@ -160,7 +163,7 @@ describe('references', () => {
     assert.equal(cls.meta.node_kind, 'class');
     assert.ok(cls.kinds.includes('constructs') && cls.kinds.includes('inherits_from'));
     assert.deepEqual(
-      cls.references.map((r: any) => `${r.edge_type} ${r.uid} ${r.file_path}:${r.line}:${r.column}`),
+      cls.references.map((r: Item) => `${r.edge_type} ${r.uid} ${r.file_path}:${r.line}:${r.column}`),
       [
         'constructs code:function:src/app.ts::main src/app.ts:6:17',
         'returns_type code:method:src/lib/math.ts::Calculator.add src/lib/math.ts:7:19',
@@ -171,7 +174,7 @@ describe('references', () => {
     assert.deepEqual(file.by_kind, { imports: 1, links_to: 1, contains: 1, tests: 1 });
     const fn = await ts.data('cos_graph_references', { node: 'code:function:src/lib/math.ts::add' });
     assert.deepEqual(
-      fn.references.map((r: any) => `${r.edge_type} ${r.uid}`),
+      fn.references.map((r: Item) => `${r.edge_type} ${r.uid}`),
       ['calls code:function:src/app.ts::main', 'calls code:method:src/lib/math.ts::Calculator.add'],
     );
     const dep = await ts.data('cos_graph_references', { node: 'code:dependency:left-pad' });
@@ -240,7 +243,7 @@ describe('path and trace', () => {
       'code:function:src/lib/math.ts::add',
     ]);
     assert.deepEqual(
-      data.edges.map((e: any) => e.type),
+      data.edges.map((e: Item) => e.type),
       ['calls', 'calls'],
     );
     assert.equal(data.meta.source_resolved_from, 'path_prefix');
@@ -268,7 +271,7 @@ describe('path and trace', () => {
   test('trace lists call steps by depth, the branches and the external targets', async () => {
     const data = await ts.data('cos_graph_trace', { entry: 'main' });
     assert.deepEqual(
-      data.steps.map((s: any) => `${s.depth} ${s.to_label}@${s.line}${s.repeat ? ' (repeat)' : ''}`),
+      data.steps.map((s: Item) => `${s.depth} ${s.to_label}@${s.line}${s.repeat ? ' (repeat)' : ''}`),
       [
         '1 Calculator@6',
         '1 add@7',
@@ -280,7 +283,7 @@ describe('path and trace', () => {
         '2 String@5',
       ],
     );
-    assert.deepEqual(data.external_targets.map((x: any) => x.uid).sort(), [
+    assert.deepEqual(data.external_targets.map((x: Item) => x.uid).sort(), [
       'code:external:String',
       'code:external:left-pad::default',
     ]);
@@ -298,7 +301,7 @@ describe('similar and rename_plan', () => {
 
   test('rename_plan lists definitions, imports, calls, tests and docs with file, line and column', async () => {
     const data = await ts.data('cos_graph_rename_plan', { node: 'main', new_name: 'start' });
-    const at = (l: any[]) => l.map((s) => `${s.file_path}:${s.line}:${s.column}`);
+    const at = (l: Item[]) => l.map((s) => `${s.file_path}:${s.line}:${s.column}`);
     assert.deepEqual(at(data.definitions), ['src/app.ts:5:17']);
     assert.deepEqual(at(data.import_sites), ['src/app.test.ts:1:10']);
     assert.deepEqual(at(data.test_references), ['src/app.test.ts:3:1']);
@@ -308,7 +311,7 @@ describe('similar and rename_plan', () => {
     assert.equal(data.total_edits, 4);
     assert.equal(data.risk, 'low');
     assert.deepEqual(
-      data.suggested_order.map((s: any) => s.action.split(' ').slice(0, 2).join(' ')),
+      data.suggested_order.map((s: Item) => s.action.split(' ').slice(0, 2).join(' ')),
       ['rename the', 'update the', 'update the', 'update the'],
     );
     assert.equal(data.suggested_order[0].files[0], 'src/app.ts');
@@ -322,11 +325,11 @@ describe('similar and rename_plan', () => {
     assert.equal(data.risk, 'high');
     assert.match(data.risk_reasons[0], /already defined/);
     assert.deepEqual(
-      data.call_sites.map((s: any) => `${s.file_path}:${s.line}:${s.column} ${s.via}`),
+      data.call_sites.map((s: Item) => `${s.file_path}:${s.line}:${s.column} ${s.via}`),
       ['src/app.ts:7:9 calls', 'src/lib/math.ts:8:18 calls'],
     );
     assert.deepEqual(
-      data.import_sites.map((s: any) => `${s.file_path}:${s.line}:${s.column}`),
+      data.import_sites.map((s: Item) => `${s.file_path}:${s.line}:${s.column}`),
       ['src/app.ts:2:10'],
     );
   });
@@ -337,7 +340,7 @@ describe('similar and rename_plan', () => {
       new_name: 'assist',
     });
     assert.deepEqual(
-      data.call_sites.map((s: any) => `${s.file_path}:${s.line}:${s.column}`),
+      data.call_sites.map((s: Item) => `${s.file_path}:${s.line}:${s.column}`),
       ['main.py:8:7', 'pkg/models.py:17:16'],
     );
     const greet = await py.data('cos_graph_rename_plan', { node: 'User.greet', new_name: 'hello' });
@@ -355,7 +358,7 @@ describe('export, cycles, dead code, stats', () => {
     const ids = new Set(uids(data.nodes));
     for (const e of data.edges) assert.ok(ids.has(e.source) && ids.has(e.target));
     assert.ok(ids.has('code:method:src/lib/math.ts::Calculator.reset'));
-    assert.ok(data.edges.every((e: any) => e.type === 'contains'));
+    assert.ok(data.edges.every((e: Item) => e.type === 'contains'));
     assert.equal(data.meta.cached, false);
     const again = await ts.data('cos_graph_export', { max_hops: 10 });
     assert.equal(again.meta.cached, true);
