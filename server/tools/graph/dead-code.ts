@@ -104,9 +104,11 @@ export const graphDeadCodeTool = defineTool({
         lowerBound = true;
         lower('low', `${unresolved} call(s) named ${n.label} could not be resolved and may reach it`);
       }
-      if (n.signature && /^\s*(export|pub)\b/.test(n.signature))
-        lower('medium', 'exported: users outside the repository are invisible');
       if (n.file_path) {
+        // The signature starts at the declaration; the export keyword sits before it on the line.
+        const head = `${lines(n.file_path)?.[(n.start_line ?? 1) - 1] ?? ''} ${n.signature ?? ''}`;
+        if (/^\s*(export|pub(\(crate\))?|public)\s/.test(head))
+          lower('medium', 'exported: users outside the repository are invisible');
         const mentions = (lines(n.file_path) ?? []).reduce(
           (k, text, idx) => (idx + 1 === n.start_line ? k : k + wordColumns(text, n.label).length),
           0,
