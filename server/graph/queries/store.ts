@@ -51,6 +51,11 @@ function build(db: Db) {
   return {
     byUid: p(`SELECT ${NODE_COLS} FROM graph_nodes WHERE uid = ?`),
     byId: p(`SELECT ${NODE_COLS} FROM graph_nodes WHERE id = ?`),
+    byIds: p(
+      `SELECT ${NODE_COLS.split(', ')
+        .map((c) => `n.${c}`)
+        .join(', ')} FROM json_each(?) j JOIN graph_nodes n ON n.id = j.value ORDER BY j.key`,
+    ),
     byLabel: p(`SELECT ${NODE_COLS} FROM graph_nodes WHERE label = ? LIMIT 200`),
     byPathAndName: p(
       `SELECT ${NODE_COLS} FROM graph_nodes WHERE file_path = ? AND (qualified_name = ? OR label = ?) LIMIT 50`,
@@ -102,6 +107,37 @@ function build(db: Db) {
       `SELECT target_id AS id, count(*) AS n FROM graph_edges WHERE edge_type != 'contains'
        GROUP BY target_id ORDER BY n DESC LIMIT ?`,
     ),
+    // Containment is a tree: one recursive query walks it breadth-first (SQLite's queue is FIFO), so
+    // LIMIT keeps the shallowest nodes and a 2,000-node export is one statement, not 2,000. INDEXED BY:
+    // left alone, the planner picks the edge_type index and scans every contains edge per step.
+    containmentTree: p(
+      `WITH RECURSIVE sub(id, parent, depth) AS (
+         SELECT @root, NULL, 0
+         UNION ALL
+         SELECT e.target_id, e.source_id, sub.depth + 1 FROM sub
+         JOIN graph_edges e INDEXED BY graph_edges_source ON e.source_id = sub.id AND e.edge_type = 'contains'
+         WHERE sub.depth < @hops
+       )
+       SELECT sub.parent AS parent, ${NODE_COLS.split(', ')
+         .map((c) => `n.${c}`)
+         .join(', ')} FROM sub JOIN graph_nodes n ON n.id = sub.id LIMIT @limit`,
+    ),
+    // Edges of some types whose two ends are both in a set of node ids (JSON arrays in, one pass out).
+    edgesAmong: p(
+      `SELECT e.source_id AS source, e.target_id AS target, e.edge_type AS type, e.confidence AS confidence
+       FROM json_each(@ids) j JOIN graph_edges e INDEXED BY graph_edges_source ON e.source_id = j.value
+       WHERE e.edge_type IN (SELECT value FROM json_each(@types)) AND +e.target_id IN (SELECT value FROM json_each(@ids))`,
+    ),
+    // The most connected repository nodes over some edge types (externals are hubs of noise, not structure).
+    topByDegree: p(
+      `SELECT d.id AS id FROM (
+         SELECT id, sum(c) AS degree FROM (
+           SELECT source_id AS id, count(*) AS c FROM graph_edges WHERE edge_type IN (SELECT value FROM json_each(@types)) GROUP BY source_id
+           UNION ALL
+           SELECT target_id, count(*) FROM graph_edges WHERE edge_type IN (SELECT value FROM json_each(@types)) GROUP BY target_id
+         ) GROUP BY id
+       ) d JOIN graph_nodes n ON n.id = d.id WHERE n.kind != 'external' ORDER BY d.degree DESC, d.id LIMIT @limit`,
+    ).pluck(),
     edgesOfType: p('SELECT source_id, target_id FROM graph_edges WHERE edge_type = ?').raw(),
   };
 }
@@ -133,6 +169,11 @@ export class GraphReader {
 
   nodeById(id: number): NodeRow | undefined {
     return this.s.byId.get(id) as NodeRow | undefined;
+  }
+
+  /** Nodes by id in the order given, in one statement (missing ids are skipped). */
+  nodesByIds(ids: readonly number[]): NodeRow[] {
+    return this.s.byIds.all(JSON.stringify(ids)) as NodeRow[];
   }
 
   /** Outgoing edges (this node is the source), optionally of some types. */

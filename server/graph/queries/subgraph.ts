@@ -1,5 +1,5 @@
-// Subgraph selection for export: which nodes (by containment from a root, by dependencies around it, or
-// the most connected ones), then every edge of the chosen types between them.
+// Subgraph selection for export: which nodes (the containment tree under a root, the dependencies
+// around one, or the most connected repository nodes), then every edge of the chosen types between them.
 import type { GraphReader, NodeRow } from './store.ts';
 
 export interface Subgraph {
@@ -15,21 +15,43 @@ export interface SubgraphRequest {
   types: ReadonlySet<string>;
   maxNodes: number;
   maxHops: number;
+  /** Graph generation: the degree ranking of a root-less export is kept per generation. */
+  generation: number;
 }
 
+/** Ranked node ids per (generation, edge types): ranking scans every edge of those types once. */
+const rankings = new WeakMap<GraphReader, Map<string, number[]>>();
+const RANK_POOL = 2000;
+
 export function selectSubgraph(r: GraphReader, req: SubgraphRequest): Subgraph {
-  const chosen = new Map<number, NodeRow>();
+  let nodes: NodeRow[];
   let capped = false;
-  if (req.root) {
-    chosen.set(req.root.id, req.root);
-    const follow = req.mode === 'containment' ? new Set(['contains']) : req.types;
+  const edges: Subgraph['edges'] = [];
+  if (req.mode === 'containment' && req.root) {
+    const rows = r.s.containmentTree.all({
+      root: req.root.id,
+      hops: req.maxHops,
+      limit: req.maxNodes + 1,
+    }) as (NodeRow & {
+      parent: number | null;
+    })[];
+    capped = rows.length > req.maxNodes;
+    const seen = new Set<number>();
+    nodes = [];
+    for (const row of rows.slice(0, req.maxNodes)) {
+      if (seen.has(row.id)) continue;
+      seen.add(row.id);
+      const { parent, ...node } = row;
+      nodes.push(node);
+      if (parent !== null) edges.push({ source: parent, target: row.id, type: 'contains', confidence: 1 });
+    }
+  } else if (req.root) {
+    const chosen = new Map<number, NodeRow>([[req.root.id, req.root]]);
     let frontier = [req.root.id];
     for (let d = 0; d < req.maxHops && frontier.length > 0 && !capped; d++) {
       const next: number[] = [];
       for (const id of frontier) {
-        const edges =
-          req.mode === 'containment' ? r.out(id, follow) : [...r.out(id, follow), ...r.in(id, follow)];
-        for (const e of edges) {
+        for (const e of [...r.out(id, req.types), ...r.in(id, req.types)]) {
           if (chosen.has(e.other)) continue;
           if (chosen.size >= req.maxNodes) {
             capped = true;
@@ -44,32 +66,32 @@ export function selectSubgraph(r: GraphReader, req: SubgraphRequest): Subgraph {
       }
       frontier = next;
     }
+    nodes = [...chosen.values()];
   } else {
-    // No root: the most connected nodes over the chosen edge types.
-    const degree = new Map<number, number>();
-    for (const type of req.types) {
-      for (const [s, t] of r.s.edgesOfType.all(type) as [number, number][]) {
-        if (s === t) continue;
-        degree.set(s, (degree.get(s) ?? 0) + 1);
-        degree.set(t, (degree.get(t) ?? 0) + 1);
-      }
+    let byGeneration = rankings.get(r);
+    if (!byGeneration) {
+      byGeneration = new Map();
+      rankings.set(r, byGeneration);
     }
-    const ranked = [...degree].sort((a, b) => b[1] - a[1] || a[0] - b[0]);
+    const typesJson = JSON.stringify([...req.types].sort());
+    const key = `${req.generation}|${typesJson}`;
+    let ranked = byGeneration.get(key);
+    if (!ranked) {
+      ranked = r.s.topByDegree.all({ types: typesJson, limit: RANK_POOL + 1 }) as number[];
+      if (byGeneration.size >= 8) byGeneration.clear();
+      byGeneration.set(key, ranked);
+    }
     capped = ranked.length > req.maxNodes;
-    for (const [id] of ranked.slice(0, req.maxNodes)) {
-      const n = r.nodeById(id);
-      if (n) chosen.set(id, n);
-    }
+    nodes = r.nodesByIds(ranked.slice(0, req.maxNodes));
   }
-  const edgeTypes = req.mode === 'containment' ? new Set([...req.types, 'contains']) : req.types;
-  const edges: Subgraph['edges'] = [];
-  for (const id of chosen.keys()) {
-    for (const e of r.out(id, edgeTypes)) {
-      if (chosen.has(e.other))
-        edges.push({ source: id, target: e.other, type: e.edge_type, confidence: e.confidence });
-    }
+  // Extra edge types over the containment tree, and every dependency edge among the chosen nodes.
+  const among = req.mode === 'containment' ? [...req.types].filter((t) => t !== 'contains') : [...req.types];
+  if (among.length > 0 && nodes.length > 0) {
+    const ids = JSON.stringify(nodes.map((n) => n.id));
+    for (const e of r.s.edgesAmong.all({ ids, types: JSON.stringify(among) }) as Subgraph['edges'])
+      edges.push(e);
   }
-  return { nodes: [...chosen.values()], edges, capped };
+  return { nodes, edges, capped };
 }
 
 const mermaidText = (s: string) =>

@@ -148,6 +148,7 @@ export const graphExportTool = defineTool({
       types,
       maxNodes: input.max_nodes ?? 500,
       maxHops: input.max_hops ?? 3,
+      generation: call.freshness.generation,
     });
     const base = {
       format,
