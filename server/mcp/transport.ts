@@ -19,7 +19,7 @@ import {
 const MAX_BATCH = 100;
 const KEEPALIVE_MS = 15_000;
 
-type Message = Record<string, unknown>;
+export type Message = Record<string, unknown>;
 
 const isObject = (m: unknown): m is Message => m !== null && typeof m === 'object' && !Array.isArray(m);
 const isRequest = (m: Message) => typeof m.method === 'string' && 'id' in m;
@@ -40,6 +40,12 @@ interface PostStream {
 
 export interface NodeTransportOptions {
   sessionIdGenerator: () => string;
+  /**
+   * Answers a request before the protocol layer sees it, when it returns a response. The hub uses it
+   * for tools/call with arguments that are not an object, which the SDK would refuse as a JSON-RPC
+   * error instead of the validation envelope agents are promised.
+   */
+  intercept?: (request: Message) => JSONRPCMessage | undefined;
   onsessioninitialized?: (sessionId: string) => void;
   onsessionclosed?: (sessionId: string) => void;
 }
@@ -75,10 +81,11 @@ export class NodeStreamableTransport implements Transport {
     code: number,
     message: string,
     extra: Record<string, string> = {},
-  ): void {
+  ): undefined {
     this.onerror?.(new Error(message));
     const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
     res.writeHead(status, { 'content-type': 'application/json', ...extra }).end(body);
+    return undefined;
   }
 
   async handleRequest(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -109,7 +116,7 @@ export class NodeStreamableTransport implements Transport {
     return true;
   }
 
-  private post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+  private post(req: IncomingMessage, res: ServerResponse, body: unknown): undefined {
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       return this.error(
@@ -169,7 +176,11 @@ export class NodeStreamableTransport implements Transport {
     }
     // A client that goes away before its answers are ready frees its stream; late answers are dropped.
     res.once('close', () => this.release(stream));
-    for (const m of messages) this.onmessage?.(m as JSONRPCMessage);
+    for (const m of messages) {
+      const early = isRequest(m) ? this.options.intercept?.(m) : undefined;
+      if (early) void this.send(early);
+      else this.onmessage?.(m as JSONRPCMessage);
+    }
   }
 
   private release(stream: PostStream): void {
@@ -178,7 +189,7 @@ export class NodeStreamableTransport implements Transport {
     for (const id of stream.order) if (this.byRequest.get(id) === stream) this.byRequest.delete(id);
   }
 
-  private get(req: IncomingMessage, res: ServerResponse): void {
+  private get(req: IncomingMessage, res: ServerResponse): undefined {
     if (!(req.headers.accept ?? '').includes('text/event-stream')) {
       return this.error(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
     }
@@ -205,7 +216,7 @@ export class NodeStreamableTransport implements Transport {
     });
   }
 
-  private delete(req: IncomingMessage, res: ServerResponse): void {
+  private delete(req: IncomingMessage, res: ServerResponse): undefined {
     if (!this.initialized) return this.error(res, 400, -32000, 'Bad Request: Server not initialized');
     if (!this.protocolVersionOk(req, res)) return;
     if (this.sessionId) this.options.onsessionclosed?.(this.sessionId);
