@@ -42,7 +42,11 @@ export function git(repo: string, args: string[], timeoutMs: number, signal?: Ab
         const text = String(stderr);
         if (/not a git repository/i.test(text))
           return reject(new GitError('not_a_repo', 'the repository is not a git working tree'));
-        if (/unknown revision|bad revision|ambiguous argument|invalid object name|bad object/i.test(text))
+        if (
+          /unknown revision|bad revision|ambiguous argument|invalid object name|bad object|could not access|invalid revision range|not a valid|needed a single revision/i.test(
+            text,
+          )
+        )
           return reject(new GitError('bad_ref', text.split('\n')[0]?.slice(0, 200) ?? 'unknown revision'));
         reject(new GitError('failed', text.split('\n')[0]?.slice(0, 200) || 'git failed'));
       },

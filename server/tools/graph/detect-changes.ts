@@ -121,8 +121,9 @@ export const graphDetectChangesTool = defineTool({
       });
     } catch (err) {
       if (!(err instanceof GitError)) throw err;
+      // A git failure on caller-given revisions is about those revisions, whatever git's wording.
       const category =
-        err.reason === 'bad_ref'
+        err.reason === 'bad_ref' || (err.reason === 'failed' && input.base)
           ? 'validation'
           : err.reason === 'timeout'
             ? 'transient'

@@ -55,12 +55,15 @@ test('an edited function maps to its symbol, its consumers in tiers and the task
   const math = join(repo, 'src/lib/math.ts');
   writeFileSync(math, readFileSync(math, 'utf8').replace('return a + b;', 'return b + a;'));
   writeFileSync(join(repo, 'notes.txt'), 'untracked\n');
-  // The board, as the tasks module stores it.
-  g.hub.db.exec(`CREATE TABLE IF NOT EXISTS tasks (id INTEGER PRIMARY KEY, title TEXT, status TEXT, refs TEXT NOT NULL DEFAULT '[]');
-    INSERT INTO tasks VALUES (7, 'Speed up math', 'in_progress', '["src/lib/math.ts:1"]'),
-                             (8, 'Docs', 'todo', '["README.md"]'),
-                             (9, 'Library', 'todo', '["src/lib"]');`);
   try {
+    // Board rows as the tasks module indexes them (its migration made the table).
+    const task = g.hub.db.prepare(
+      `INSERT INTO tasks (id, path, title, status, kind, priority, priority_rank, refs, version, body, content_hash, indexed_at)
+       VALUES (?, ?, ?, ?, 'feature', 'P2', 2, ?, 1, '', 'h', '2026-11-30')`,
+    );
+    task.run(7, 'TASK-7.md', 'Speed up math', 'in_progress', '["src/lib/math.ts:1"]');
+    task.run(8, 'TASK-8.md', 'Docs', 'todo', '["README.md"]');
+    task.run(9, 'TASK-9.md', 'Library', 'todo', '["src/lib"]');
     const data = await g.data('cos_graph_detect_changes', {});
     assert.deepEqual(
       data.changes.files.map((f: Item) => `${f.status} ${f.path}`),
@@ -88,7 +91,7 @@ test('an edited function maps to its symbol, its consumers in tiers and the task
   } finally {
     git('checkout', '-q', '--', '.');
     rmSync(join(repo, 'notes.txt'));
-    g.hub.db.exec('DROP TABLE tasks');
+    g.hub.db.exec('DELETE FROM tasks');
   }
 });
 
@@ -106,7 +109,6 @@ test('a commit range maps the lines it changed; a manifest change is high risk',
   assert.ok(data.changes.symbols.some((s: Item) => s.uid === 'code:function:src/lib/format.ts::extra'));
   assert.equal(data.risk_level, 'high');
   assert.match(data.risk_reasons[0], /project configuration/);
-  assert.equal(data.meta.tasks_board, 'absent');
   const range = await g.data('cos_graph_detect_changes', { base: `${first}..HEAD` });
   assert.equal(range.summary.files, 2);
 });
@@ -120,6 +122,19 @@ test('bad refs are refused: option-like by the schema, unknown by git', async ()
   assert.equal(unknown.error.category, 'validation');
   const headOnly = await g.call('cos_graph_detect_changes', { head: 'HEAD' });
   assert.ok(!headOnly.ok && headOnly.error.category === 'validation');
+});
+
+test('without the board table the tasks list is empty and meta says so', async () => {
+  g.hub.db.exec('ALTER TABLE tasks RENAME TO tasks_away');
+  try {
+    writeFileSync(join(repo, 'notes.txt'), 'untracked\n');
+    const data = await g.data('cos_graph_detect_changes', {});
+    assert.deepEqual(data.affected.tasks, []);
+    assert.equal(data.meta.tasks_board, 'absent');
+  } finally {
+    rmSync(join(repo, 'notes.txt'));
+    g.hub.db.exec('ALTER TABLE tasks_away RENAME TO tasks');
+  }
 });
 
 test('outside a git repository the tool is unavailable', async () => {
