@@ -19,8 +19,11 @@ export interface SubgraphRequest {
   generation: number;
 }
 
-/** Ranked node ids per (generation, edge types): ranking scans every edge of those types once. */
-const rankings = new WeakMap<GraphReader, Map<string, number[]>>();
+/**
+ * The most connected nodes and the edges among them, per (generation, edge types): ranking scans every
+ * edge of those types, so it runs once per index pass and each request takes a prefix of the pool.
+ */
+const rankings = new WeakMap<GraphReader, Map<string, { nodes: NodeRow[]; edges: Subgraph['edges'] }>>();
 const RANK_POOL = 2000;
 
 export function selectSubgraph(r: GraphReader, req: SubgraphRequest): Subgraph {
@@ -75,14 +78,21 @@ export function selectSubgraph(r: GraphReader, req: SubgraphRequest): Subgraph {
     }
     const typesJson = JSON.stringify([...req.types].sort());
     const key = `${req.generation}|${typesJson}`;
-    let ranked = byGeneration.get(key);
-    if (!ranked) {
-      ranked = r.s.topByDegree.all({ types: typesJson, limit: RANK_POOL + 1 }) as number[];
+    let pool = byGeneration.get(key);
+    if (!pool) {
+      const ids = r.s.topByDegree.all({ types: typesJson, limit: RANK_POOL + 1 }) as number[];
+      pool = {
+        nodes: r.nodesByIds(ids),
+        edges: r.s.edgesAmong.all({ ids: JSON.stringify(ids), types: typesJson }) as Subgraph['edges'],
+      };
       if (byGeneration.size >= 8) byGeneration.clear();
-      byGeneration.set(key, ranked);
+      byGeneration.set(key, pool);
     }
-    capped = ranked.length > req.maxNodes;
-    nodes = r.nodesByIds(ranked.slice(0, req.maxNodes));
+    capped = pool.nodes.length > req.maxNodes;
+    nodes = pool.nodes.slice(0, req.maxNodes);
+    const kept = new Set(nodes.map((n) => n.id));
+    for (const e of pool.edges) if (kept.has(e.source) && kept.has(e.target)) edges.push(e);
+    return { nodes, edges, capped };
   }
   // Extra edge types over the containment tree, and every dependency edge among the chosen nodes.
   const among = req.mode === 'containment' ? [...req.types].filter((t) => t !== 'contains') : [...req.types];

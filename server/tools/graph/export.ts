@@ -50,6 +50,10 @@ const ExportSchema = Type.Object({
 });
 type ExportOut = Static<typeof ExportSchema>;
 
+/** A containment tree is exact unless max_nodes cut it; dependency edges can hide behind unresolved calls. */
+const completenessOfExport = (mode: string, capped: boolean) =>
+  mode === 'containment' && !capped ? 'exact' : 'lower_bound';
+
 /** Answers per graph generation: the SPA re-asks for the same view often, and the graph only changes with a pass. */
 const CACHE_SIZE = 16;
 const caches = new WeakMap<Db, Map<string, { out: ExportOut; capped: boolean; resolvedFrom?: string }>>();
@@ -116,6 +120,7 @@ export const graphExportTool = defineTool({
           ...call.meta,
           cached: true,
           capped: hit.capped,
+          completeness: completenessOfExport(hit.out.mode, hit.capped),
           ...(hit.resolvedFrom ? { resolved_from: hit.resolvedFrom } : {}),
         },
       };
@@ -187,6 +192,7 @@ export const graphExportTool = defineTool({
         ...call.meta,
         cached: false,
         capped: g.capped,
+        completeness: completenessOfExport(mode, g.capped),
         ...(resolvedFrom ? { resolved_from: resolvedFrom } : {}),
       },
     };
