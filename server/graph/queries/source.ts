@@ -59,6 +59,24 @@ export function readRepoFile(repo: string, filePath: string): string | undefined
   }
 }
 
+/** Lines of repository files, each read once per tool call (plans and checks revisit the same files). */
+export class RepoLines {
+  private readonly cache = new Map<string, string[] | null>();
+
+  constructor(private readonly repo: string) {}
+
+  /** null when the file cannot be read (gone, outside the repository, binary, too big). */
+  get(path: string): string[] | null {
+    let lines = this.cache.get(path);
+    if (lines === undefined) {
+      const text = readRepoFile(this.repo, path);
+      lines = text === undefined ? null : text.split('\n');
+      this.cache.set(path, lines);
+    }
+    return lines;
+  }
+}
+
 function readText(real: string): string | undefined {
   try {
     const st = statSync(real);

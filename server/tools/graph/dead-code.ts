@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { readRepoFile } from '../../graph/queries/source.ts';
+import { RepoLines } from '../../graph/queries/source.ts';
 import type { NodeRow } from '../../graph/queries/store.ts';
 import { isTestPath, wordColumns } from '../../graph/queries/text.ts';
 import { defineTool } from '../define.ts';
@@ -72,16 +72,8 @@ export const graphDeadCodeTool = defineTool({
     const rows = (
       r.s.deadCandidates.all(JSON.stringify(kinds), prefix, prefix, prefix, prefix) as NodeRow[]
     ).filter((n) => (input.include_tests || !isTestPath(n.file_path ?? '')) && !CONVENTIONAL.test(n.label));
-    const texts = new Map<string, string[] | null>();
-    const lines = (path: string) => {
-      let l = texts.get(path);
-      if (l === undefined) {
-        const t = readRepoFile(ctx.config.repo, path);
-        l = t === undefined ? null : t.split('\n');
-        texts.set(path, l);
-      }
-      return l;
-    };
+    const files = new RepoLines(ctx.config.repo);
+    const lines = (path: string) => files.get(path);
     const rank = { low: 0, medium: 1, high: 2 } as const;
     const min = rank[input.min_confidence ?? 'low'];
     const offset = input.offset ?? 0;

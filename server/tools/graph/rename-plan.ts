@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import { readRepoFile } from '../../graph/queries/source.ts';
+import { RepoLines } from '../../graph/queries/source.ts';
 import type { GraphReader, NodeRow } from '../../graph/queries/store.ts';
 import {
   isTestPath,
@@ -44,20 +44,6 @@ const SiteSchema = Type.Object({
   uid: Type.Optional(Type.String({ description: 'the referring or defining node' })),
 });
 type Site = Static<typeof SiteSchema>;
-
-class Files {
-  private readonly cache = new Map<string, string[] | null>();
-  constructor(private readonly repo: string) {}
-  lines(path: string): string[] | null {
-    let l = this.cache.get(path);
-    if (l === undefined) {
-      const text = readRepoFile(this.repo, path);
-      l = text === undefined ? null : text.split('\n');
-      this.cache.set(path, l);
-    }
-    return l;
-  }
-}
 
 /** Methods with the same name up and down the class hierarchy: renaming one breaks the override. */
 function overrides(r: GraphReader, method: NodeRow): NodeRow[] {
@@ -147,13 +133,13 @@ export const graphRenamePlanTool = defineTool({
       );
     const old = node.label;
     if (old === input.new_name) throw new ToolError('validation', `the symbol is already called ${old}`);
-    const files = new Files(ctx.config.repo);
+    const files = new RepoLines(ctx.config.repo);
     const seen = new Set<string>();
     const site = (path: string, line: number, col: number, via: string, uid?: string): Site | undefined => {
       const key = `${path}:${line}:${col}`;
       if (seen.has(key)) return undefined;
       seen.add(key);
-      const text = files.lines(path)?.[line - 1]?.trim() ?? '';
+      const text = files.get(path)?.[line - 1]?.trim() ?? '';
       return { file_path: path, line, column: col, text: text.slice(0, 200), via, ...(uid ? { uid } : {}) };
     };
     const push = (list: Site[], s: Site | undefined) => {
@@ -161,7 +147,7 @@ export const graphRenamePlanTool = defineTool({
     };
     const locate = (path: string, line: number | null, col: number | null): number | undefined => {
       if (line === null) return undefined;
-      const l = files.lines(path)?.[line - 1];
+      const l = files.get(path)?.[line - 1];
       return l === undefined ? undefined : wordColumnNear(l, old, col);
     };
 
@@ -206,7 +192,7 @@ export const graphRenamePlanTool = defineTool({
       for (const e of r.in(defFile.id, new Set(['imports']))) {
         const src = r.nodeById(e.other);
         if (!src?.file_path || e.line === null) continue;
-        const lines = files.lines(src.file_path);
+        const lines = files.get(src.file_path);
         if (!lines) continue;
         let open = 0;
         for (let l = e.line; l <= Math.min(lines.length, e.line + 30); l++) {
@@ -231,7 +217,7 @@ export const graphRenamePlanTool = defineTool({
             .map((n) => n.start_line),
         );
         const target = isTestPath(path) ? testRefs : callSites;
-        (files.lines(path) ?? []).forEach((text, i) => {
+        (files.get(path) ?? []).forEach((text, i) => {
           if (otherDefs.has(i + 1) || /^\s*(\/\/|#|\*)/.test(text)) return;
           const inStrings = wordInStrings(text, old);
           for (const c of wordColumns(text, old)) {
@@ -249,7 +235,7 @@ export const graphRenamePlanTool = defineTool({
         docsCapped = true;
         break;
       }
-      (files.lines(path) ?? []).forEach((text, i) => {
+      (files.get(path) ?? []).forEach((text, i) => {
         for (const c of wordInCodeSpans(text, old)) push(docRefs, site(path, i + 1, c, 'text'));
       });
     }
@@ -257,7 +243,7 @@ export const graphRenamePlanTool = defineTool({
     const strings: Site[] = [];
     if (input.include_strings ?? true) {
       for (const path of involved) {
-        (files.lines(path) ?? []).forEach((text, i) => {
+        (files.get(path) ?? []).forEach((text, i) => {
           for (const c of wordInStrings(text, old)) push(strings, site(path, i + 1, c, 'string'));
         });
       }
