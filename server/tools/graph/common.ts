@@ -214,10 +214,10 @@ export function typeSet(types: readonly string[] | undefined): Set<string> | und
  */
 export function unresolvedCallsNamed(r: GraphReader, label: string): number {
   const stub = r.node(`code:external:${UNRESOLVED_MODULE}::${label}`);
-  return stub ? r.in(stub.id).length : 0;
+  return stub ? r.inDegree(stub.id) : 0;
 }
 
-/** Whether inbound edges of `node` can be missing: name-only calls with its label, or a file that failed to parse. */
+/** Whether inbound edges of `node` can be missing: calls resolved by name only that carry its label. */
 export function completenessOf(
   r: GraphReader,
   node: NodeRow,

@@ -39,17 +39,15 @@ export const graphResolveTool = defineTool({
       },
     );
     if (res.status === 'found') {
-      const resolved = {
-        uid: res.node.uid,
-        kind: res.node.kind,
-        label: res.node.label,
-        qualified_name: res.node.qualified_name,
-        file_path: res.node.file_path,
-        start_line: res.node.start_line,
-        match: res.from === 'direct' ? 'uid' : res.from === 'path_prefix' ? 'path' : 'exact_label',
-        score: 0,
-        in_degree: call.r.inDegree(res.node.id),
-      };
+      const hit = res.from === 'fuzzy_fts5' ? candidates.find((c) => c.node.id === res.node.id) : undefined;
+      const resolved = hit
+        ? candidateOut(hit)
+        : candidateOut({
+            node: res.node,
+            match: res.from === 'direct' ? 'uid' : 'path',
+            score: 0,
+            in_degree: call.r.inDegree(res.node.id),
+          });
       const others = candidates.filter((c) => c.node.id !== res.node.id).map(candidateOut);
       return {
         resolved,
