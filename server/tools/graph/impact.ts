@@ -100,6 +100,13 @@ export const graphImpactTool = defineTool({
       limit: Type.Optional(
         Type.Integer({ minimum: 1, maximum: 1000, description: 'entries listed per tier (default 100)' }),
       ),
+      offset: Type.Optional(
+        Type.Integer({
+          minimum: 0,
+          maximum: 1_000_000,
+          description: 'skip this many entries of each tier (meta.next_offset of the previous page)',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -133,6 +140,7 @@ export const graphImpactTool = defineTool({
     const depth = input.depth ?? 3;
     const direction = input.direction ?? 'upstream';
     const limit = input.limit ?? 100;
+    const offset = input.offset ?? 0;
     const seeds = withMembers(r, res.node);
     const { reached, capped } = walk(r, seeds, {
       direction,
@@ -151,7 +159,8 @@ export const graphImpactTool = defineTool({
       counts[tier]++;
       byDepth[String(reach.depth)] = (byDepth[String(reach.depth)] ?? 0) + 1;
       if (item.file_path) files.add(item.file_path);
-      if (tiers[tier].length < limit) tiers[tier].push(item);
+      // Nearest first (the walk is breadth-first), so a page never skips a closer dependent.
+      if (counts[tier] > offset && tiers[tier].length < limit) tiers[tier].push(item);
     }
     let completeness = capped ? ('lower_bound' as const) : ('exact' as const);
     let unresolved = 0;
@@ -178,6 +187,10 @@ export const graphImpactTool = defineTool({
         resolved_from: res.from,
         semantic_scope: `transitive_depth_${depth}`,
         completeness,
+        next_offset:
+          Math.max(counts.will_break, counts.should_review, counts.context) > offset + limit
+            ? offset + limit
+            : null,
         ...(unresolved > 0 ? { unresolved_calls_same_name: unresolved } : {}),
         ...(capped ? { capped: true } : {}),
       },

@@ -1630,6 +1630,8 @@ export interface operations {
                 min_confidence?: number;
                 /** @description entries listed per tier (default 100) */
                 limit?: number;
+                /** @description skip this many entries of each tier (meta.next_offset of the previous page) */
+                offset?: number;
             };
             header?: never;
             path?: never;

@@ -192,6 +192,17 @@ describe('long answers', () => {
     assert.equal(data.tier_counts.will_break, CALLERS);
     assert.equal(data.meta.truncated, true);
     assert.ok(data.meta.truncated_tiers.will_break.to < CALLERS);
+    const first = await g.data('cos_graph_impact', { node: 'code:function:src/hub.ts::target', limit: 150 });
+    assert.equal(first.tiers.will_break.length, 150);
+    assert.equal(first.meta.next_offset, 150);
+    const last = await g.data('cos_graph_impact', {
+      node: 'code:function:src/hub.ts::target',
+      limit: 150,
+      offset: 300,
+    });
+    assert.equal(last.tiers.will_break.length, 100);
+    assert.equal(last.tiers.will_break[99].uid, 'code:function:src/hub.ts::caller399');
+    assert.equal(last.meta.next_offset, null);
   });
 
   test('a {nodes, edges} export uses the subgraph tier, not the agent budget', async () => {
