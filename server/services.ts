@@ -41,12 +41,21 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
   if (deps.dbPath !== ':memory:') {
     const graph = createGraphService(deps);
     services.graph = graph;
+    let unsubscribe: (() => void) | undefined;
     lifecycle.push({
       name: 'graph',
       start: () => {
         if (deps.modules.isEnabled('graph')) graph.start();
+        // Enabled later from the hub: index from then on, without a restart.
+        unsubscribe = events.subscribe((e) => {
+          const change = e.data as { id?: string; enabled?: boolean };
+          if (e.type === 'module-changed' && change.id === 'graph' && change.enabled) graph.start();
+        });
       },
-      close: () => graph.close(),
+      close: () => {
+        unsubscribe?.();
+        return graph.close();
+      },
     });
   }
   return { services, lifecycle };
