@@ -159,14 +159,14 @@ let k = 0;
 const exportTree = await time(
   'cos_graph_export',
   () => ({ max_nodes: 2000 - (k++ % 50), max_hops: 10 }),
-  100,
+  200,
 );
 const treeNodes = (exportTree.sample as { node_count: number }).node_count;
 record(`export containment, ${treeNodes} nodes (JSON)`, exportTree, '< 100', exportTree.p99 < 100);
 const exportDeps = await time(
   'cos_graph_export',
   () => ({ mode: 'dependencies', max_nodes: 2000 - (k++ % 50), edge_types: ['imports', 'calls'] }),
-  100,
+  200,
 );
 const depNodes = (exportDeps.sample as { node_count: number }).node_count;
 record(`export dependencies, ${depNodes} nodes, no root`, exportDeps, '< 100', exportDeps.p99 < 100);

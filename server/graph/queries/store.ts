@@ -118,9 +118,8 @@ function build(db: Db) {
          JOIN graph_edges e INDEXED BY graph_edges_source ON e.source_id = sub.id AND e.edge_type = 'contains'
          WHERE sub.depth < @hops
        )
-       SELECT sub.parent AS parent, ${NODE_COLS.split(', ')
-         .map((c) => `n.${c}`)
-         .join(', ')} FROM sub JOIN graph_nodes n ON n.id = sub.id LIMIT @limit`,
+       SELECT sub.parent AS parent, n.id, n.uid, n.kind, n.label, n.file_path, n.start_line
+       FROM sub JOIN graph_nodes n ON n.id = sub.id LIMIT @limit`,
     ),
     // Edges of some types whose two ends are both in a set of node ids (JSON arrays in, one pass out).
     edgesAmong: p(

@@ -2,8 +2,11 @@
 // around one, or the most connected repository nodes), then every edge of the chosen types between them.
 import type { GraphReader, NodeRow } from './store.ts';
 
+/** What an export shows of a node (a 2,000-node answer reads only these columns). */
+export type SubgraphNode = Pick<NodeRow, 'id' | 'uid' | 'kind' | 'label' | 'file_path' | 'start_line'>;
+
 export interface Subgraph {
-  nodes: NodeRow[];
+  nodes: SubgraphNode[];
   edges: { source: number; target: number; type: string; confidence: number }[];
   /** max_nodes stopped the selection before the walk ran out. */
   capped: boolean;
@@ -23,11 +26,11 @@ export interface SubgraphRequest {
  * The most connected nodes and the edges among them, per (generation, edge types): ranking scans every
  * edge of those types, so it runs once per index pass and each request takes a prefix of the pool.
  */
-const rankings = new WeakMap<GraphReader, Map<string, { nodes: NodeRow[]; edges: Subgraph['edges'] }>>();
+const rankings = new WeakMap<GraphReader, Map<string, { nodes: SubgraphNode[]; edges: Subgraph['edges'] }>>();
 const RANK_POOL = 2000;
 
 export function selectSubgraph(r: GraphReader, req: SubgraphRequest): Subgraph {
-  let nodes: NodeRow[];
+  let nodes: SubgraphNode[];
   let capped = false;
   const edges: Subgraph['edges'] = [];
   if (req.mode === 'containment' && req.root) {
@@ -35,7 +38,7 @@ export function selectSubgraph(r: GraphReader, req: SubgraphRequest): Subgraph {
       root: req.root.id,
       hops: req.maxHops,
       limit: req.maxNodes + 1,
-    }) as (NodeRow & {
+    }) as (SubgraphNode & {
       parent: number | null;
     })[];
     capped = rows.length > req.maxNodes;
