@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
+import { WORKER_LIMITS } from './pool.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 import { Walker, type WalkOptions } from './walk.ts';
 import { RepoWatcher } from './watcher.ts';
@@ -110,6 +111,7 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
     const w = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
       workerData: data,
       execArgv: [],
+      resourceLimits: WORKER_LIMITS,
     });
     w.on('message', (m: FromWorker) => {
       switch (m.type) {
