@@ -38,7 +38,7 @@ console.log(
 const tsFiles = new Walker(root, walk)
   .walk()
   .files.map((f) => f.path)
-  .filter((p) => /\.(m|c)?tsx?$/.test(p))
+  .filter((p) => /\.(m|c)?[tj]sx?$/.test(p))
   .map((p) => join(root, p));
 const tsconfigPath = ts.findConfigFile(root, ts.sys.fileExists);
 let options: ts.CompilerOptions = {

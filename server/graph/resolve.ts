@@ -299,7 +299,9 @@ export class Resolver {
       if (this.files.has(p)) return p;
     }
     for (const e of TS_EXTS) if (this.files.has(base + e)) return base + e;
-    for (const e of TS_EXTS) if (this.files.has(`${base}/index${e}`)) return `${base}/index${e}`;
+    // '' is the repo root (`import … from '../..'` at the top).
+    const index = base ? `${base}/index` : 'index';
+    for (const e of TS_EXTS) if (this.files.has(index + e)) return index + e;
     return undefined;
   }
 
