@@ -395,7 +395,13 @@ export function extractTypeScript(path: string, text: string, tree: Tree): Extra
     const recv = dot > 0 ? name.slice(0, dot) : undefined;
     let recvType: string | undefined;
     if (recv?.startsWith('this.') && scope?.cls) recvType = varTypes.get(`${scope.cls}.${recv}`) ?? undefined;
-    else if (recv && !recv.includes('.')) recvType = varTypes.get(recv) ?? undefined;
+    else if (recv && recv !== '~' && !recv.includes('.')) recvType = varTypes.get(recv) ?? undefined;
+    else if (recv === '~' && fn.type === 'member_expression') {
+      // `new Builder(…).result()`: the receiver's type is the constructed class.
+      let obj = fn.childForFieldName('object');
+      while (obj?.type === 'parenthesized_expression') obj = obj.namedChildren[0] ?? null;
+      recvType = newType(obj);
+    }
     b.ref({
       ...ref,
       ...(scope?.cls ? { cls: scope.cls } : {}),
