@@ -5,6 +5,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
+import type { ModuleState } from '../modules.ts';
 
 // biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each module
 export interface HubServices {}
@@ -29,6 +30,8 @@ export interface ToolContext {
   db: Db;
   logger: Logger;
   services: HubServices;
+  /** Which modules are enabled; runTool's gate reads it, kernel tools change it. */
+  modules: ModuleState;
   /** Publish board, index and module events for the live stream. */
   events: EventBus;
   caller: CallerInfo;

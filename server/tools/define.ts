@@ -5,7 +5,15 @@ import type { Static, TObject, TSchema } from '@sinclair/typebox';
 import type { Layer } from '../../shared/envelope/index.ts';
 import type { ToolContext } from './context.ts';
 
-export const MODULE_IDS = ['kernel', 'tasks', 'graph', 'memory', 'docs', 'observability', 'supervise'] as const;
+export const MODULE_IDS = [
+  'kernel',
+  'tasks',
+  'graph',
+  'memory',
+  'docs',
+  'observability',
+  'supervise',
+] as const;
 export type ModuleId = (typeof MODULE_IDS)[number];
 
 export interface ToolAnnotations {
@@ -36,11 +44,15 @@ export interface ToolDefinition<I extends TObject = TObject, O extends TSchema =
   output: O;
   annotations?: ToolAnnotations;
   http?: HttpBinding;
+  /** false for REST-only routes that feed the hub page (summaries, history); they stay off tools/list. */
+  mcp?: boolean;
   handler: (ctx: ToolContext, input: Static<I>) => Static<O> | Promise<Static<O>>;
 }
 
 /** Identity at runtime; keeps the handler's input and output types tied to the schemas. */
-export function defineTool<I extends TObject, O extends TSchema>(def: ToolDefinition<I, O>): ToolDefinition<I, O> {
+export function defineTool<I extends TObject, O extends TSchema>(
+  def: ToolDefinition<I, O>,
+): ToolDefinition<I, O> {
   return def;
 }
 

@@ -9,7 +9,11 @@ export class ToolError extends Error {
    * @param message what was wrong and what to do; never an absolute path, SQL text or a stack.
    * @param retryable overrides the category's default (only transient and unavailable default to true).
    */
-  constructor(category: ErrorCategory, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+  constructor(
+    category: ErrorCategory,
+    message: string,
+    options: { retryable?: boolean; cause?: unknown } = {},
+  ) {
     super(message, { cause: options.cause });
     this.name = 'ToolError';
     this.category = category;

@@ -1,0 +1,137 @@
+// buildApp(hub): the Fastify app serving MCP at /mcp, REST at /api/*, OpenAPI at /openapi.json, Swagger
+// UI at /docs and the SPA at /. Plugins are registered in a fixed order; the app never listens.
+import { existsSync } from 'node:fs';
+import fastifyStatic from '@fastify/static';
+import swagger from '@fastify/swagger';
+import swaggerUi from '@fastify/swagger-ui';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  LogController,
+} from 'fastify';
+import { sendError } from './http/error-reply.ts';
+import { registerMetrics } from './http/metrics.ts';
+import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
+import { addSharedSchemas } from './http/schemas.ts';
+import { registerSecurity } from './http/security.ts';
+import { registerStream } from './http/stream.ts';
+import { registerToolRoutes } from './http/tool-routes.ts';
+import type { Hub } from './hub.ts';
+import { registerMcpRoutes } from './mcp/routes.ts';
+import type { McpSessions } from './mcp/sessions.ts';
+import { newErrorId } from './tools/run.ts';
+import { HUB_VERSION } from './version.ts';
+
+declare module 'fastify' {
+  interface FastifyInstance {
+    hub: Hub;
+    mcpSessions: McpSessions;
+  }
+}
+
+export const WEB_DIST = new URL('../web/dist/', import.meta.url).pathname;
+
+export async function buildApp(hub: Hub): Promise<FastifyInstance> {
+  const app = Fastify({
+    // pino's Logger is wider than Fastify's logger type; widen here so the app keeps the default instance type.
+    loggerInstance: hub.logger as FastifyBaseLogger,
+    // Tool calls are recorded by the hub itself; a log line per request would cost ~30% of throughput.
+    logController: new LogController({ disableRequestLogging: true }),
+    bodyLimit: hub.config.bodyLimitBytes,
+    // Keep unknown keys: runTool reports them as validation errors instead of dropping them silently.
+    ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
+    forceCloseConnections: true,
+  });
+  app.decorate('hub', hub);
+
+  // 1. Security first: a refused request reaches nothing else; then the per-client rate limit.
+  registerSecurity(app, hub.config);
+  registerRateLimit(app, new RateLimiter(hub.config.rateLimit));
+
+  // 2. One error shape for Fastify's own failures too.
+  app.setErrorHandler((error: FastifyError, request, reply) => {
+    if (error.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return sendError(
+        reply,
+        'validation',
+        `the request body is larger than the hub accepts (${hub.config.bodyLimitBytes} bytes)`,
+        { status: 413 },
+      );
+    }
+    if (error.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return sendError(reply, 'validation', 'unsupported content type; send application/json', {
+        status: 415,
+      });
+    }
+    if (
+      error.code === 'FST_ERR_CTP_EMPTY_JSON_BODY' ||
+      error.code === 'FST_ERR_CTP_INVALID_JSON_BODY' ||
+      error instanceof SyntaxError
+    ) {
+      return sendError(reply, 'validation', 'the request body is not valid JSON');
+    }
+    if (error.validation) return sendError(reply, 'validation', error.message);
+    if (error.statusCode && error.statusCode >= 400 && error.statusCode < 500) {
+      return sendError(reply, 'validation', error.message, { status: error.statusCode });
+    }
+    const errorId = newErrorId();
+    request.log.error({ err: error, errorId, url: request.url, method: request.method }, 'request failed');
+    return sendError(
+      reply,
+      'internal',
+      `the request failed unexpectedly; the hub log has the details under error id ${errorId}`,
+    );
+  });
+
+  // 3. OpenAPI, with the envelope's schemas as named components.
+  addSharedSchemas(app);
+  await app.register(swagger, {
+    openapi: {
+      openapi: '3.1.0',
+      info: {
+        title: 'cos hub',
+        version: HUB_VERSION,
+        description:
+          'REST face of the cos hub tools. Every success is `{ data, meta }`; every error is `{ error: { category, retryable, message } }`.',
+      },
+      servers: [{ url: `http://127.0.0.1:${hub.config.port}` }],
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === 'string' ? json.$id : `def-${i}`,
+    },
+  });
+
+  // 4. REST routes from the registry, then MCP.
+  await registerToolRoutes(app, hub);
+  app.decorate('mcpSessions', await registerMcpRoutes(app, hub));
+  registerMetrics(app, hub, registerStream(app, hub));
+
+  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+  await app.register(swaggerUi, { routePrefix: '/docs' });
+
+  // 5. The SPA, when built; otherwise a page that says how to build it.
+  const hasSpa = existsSync(`${WEB_DIST}index.html`);
+  if (hasSpa) {
+    await app.register(fastifyStatic, { root: WEB_DIST, wildcard: false });
+  }
+  app.setNotFoundHandler((request, reply) => {
+    const path = request.url.split('?', 1)[0] ?? '/';
+    if (path.startsWith('/api/') || path === '/mcp' || request.method !== 'GET') {
+      return sendError(
+        reply,
+        'not_found',
+        `no route ${request.method} ${path}; /openapi.json lists the REST routes`,
+      );
+    }
+    if (hasSpa) return reply.sendFile('index.html');
+    return reply
+      .type('text/html; charset=utf-8')
+      .send(
+        '<!doctype html><title>cos hub</title><h1>cos hub</h1><p>The web app is not built yet: run <code>npm run build</code>. The API is at <a href="/docs">/docs</a>; agents connect to <code>/mcp</code>.</p>',
+      );
+  });
+
+  return app;
+}

@@ -1,0 +1,40 @@
+import { buildApp } from '../app.ts';
+import type { Config } from '../config.ts';
+import { createHub } from '../hub.ts';
+
+/** Runs the hub until SIGINT/SIGTERM, then stops accepting, ends MCP sessions, lets services finish, closes the database. */
+export async function serve(config: Config): Promise<number> {
+  const hub = createHub(config);
+  const app = await buildApp(hub);
+  await app.listen({ port: config.port, host: config.host });
+  const address = app.server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  const base = `http://${host}:${port}`;
+  console.log(`cos hub ${base}/  (repository ${config.repo})`);
+  console.log(`MCP     ${base}/mcp`);
+  console.log(`API     ${base}/docs`);
+  console.log(`\nAdd it to Claude Code:\n  claude mcp add --transport http cos ${base}/mcp`);
+  void hub.start().catch((err: unknown) => hub.logger.error({ err }, 'a background service failed to start'));
+
+  return new Promise((resolve) => {
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`\n${signal}: closing…`);
+      app
+        .close()
+        .then(() => hub.close())
+        .then(
+          () => resolve(0),
+          (err: unknown) => {
+            console.error(err);
+            resolve(1);
+          },
+        );
+    };
+    process.once('SIGINT', () => stop('SIGINT'));
+    process.once('SIGTERM', () => stop('SIGTERM'));
+  });
+}

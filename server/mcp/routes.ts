@@ -1,0 +1,68 @@
+// POST, GET and DELETE /mcp: Streamable HTTP. Fastify parses the body (so its size limit and JSON errors
+// answer in the hub's error shape), then the request is handed to the session's SDK transport.
+import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { Hub } from '../hub.ts';
+import { McpSessions } from './sessions.ts';
+import type { NodeStreamableTransport } from './transport.ts';
+
+function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
+  return reply
+    .code(status)
+    .type('application/json')
+    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function isInitialize(body: unknown): boolean {
+  return Array.isArray(body) ? body.some((m) => isInitializeRequest(m)) : isInitializeRequest(body);
+}
+
+export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise<McpSessions> {
+  const sessions = new McpSessions(hub, hub.config.mcpSessionIdleMs);
+  app.addHook('onClose', async () => sessions.closeAll());
+
+  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
+    const header = request.headers['mcp-session-id'];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    let transport: NodeStreamableTransport;
+    if (sessionId) {
+      const session = sessions.get(sessionId);
+      if (!session) {
+        return jsonRpcError(
+          reply,
+          404,
+          -32001,
+          'Session not found: it ended or was evicted; initialize a new session',
+        );
+      }
+      transport = session.transport;
+    } else if (request.method === 'POST' && isInitialize(request.body)) {
+      transport = await sessions.create();
+    } else {
+      return jsonRpcError(
+        reply,
+        400,
+        -32000,
+        'Bad Request: send initialize first, then the Mcp-Session-Id header it returns',
+      );
+    }
+    // From here the SDK writes the response (JSON or an SSE stream) itself.
+    reply.hijack();
+    try {
+      await transport.handleRequest(request.raw, reply.raw, request.body);
+    } catch (err) {
+      hub.logger.error({ err, scope: 'mcp' }, 'MCP transport failed on a request');
+      if (!reply.raw.headersSent) {
+        reply.raw.writeHead(500, { 'content-type': 'application/json' });
+        reply.raw.end(
+          JSON.stringify({ jsonrpc: '2.0', error: { code: -32603, message: 'Internal error' }, id: null }),
+        );
+      } else if (!reply.raw.writableEnded) {
+        reply.raw.end();
+      }
+    }
+  };
+
+  app.route({ method: ['POST', 'GET', 'DELETE'], url: '/mcp', schema: { hide: true }, handler: handle });
+  return sessions;
+}

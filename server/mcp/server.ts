@@ -1,0 +1,110 @@
+// One low-level MCP Server per session (no singletons): tools/list from the registry's enabled tools,
+// tools/call through runTool with the 32 KB agent budget. Tool errors are results with isError, never
+// JSON-RPC errors. The low-level Server is used because McpServer.registerTool only takes zod schemas.
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  type CallToolResult,
+  ListToolsRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { type Envelope, envelopeSchemaFor, fail } from '../../shared/envelope/index.ts';
+import type { Hub } from '../hub.ts';
+import type { AnyTool } from '../tools/define.ts';
+import { runTool } from '../tools/run.ts';
+import { HUB_VERSION } from '../version.ts';
+import { toMcpJsonSchema } from './json-schema.ts';
+
+const listings = new WeakMap<AnyTool, Tool>();
+
+function listingOf(tool: AnyTool): Tool {
+  let listing = listings.get(tool);
+  if (!listing) {
+    listing = {
+      name: tool.name,
+      title: tool.title,
+      description: tool.description,
+      inputSchema: toMcpJsonSchema(tool.input) as Tool['inputSchema'],
+      // The whole envelope, success or error: clients validate structuredContent even when isError is set.
+      // MCP requires an object schema at the top, so the union gets `type: 'object'` beside its anyOf.
+      outputSchema: {
+        type: 'object',
+        ...toMcpJsonSchema(envelopeSchemaFor(tool.output)),
+      } as Tool['outputSchema'],
+      annotations: { title: tool.title, ...tool.annotations },
+    };
+    listings.set(tool, listing);
+  }
+  return listing;
+}
+
+export function toCallResult(envelope: Envelope, text = JSON.stringify(envelope)): CallToolResult {
+  return {
+    content: [{ type: 'text', text }],
+    structuredContent: envelope as unknown as Record<string, unknown>,
+    isError: !envelope.ok,
+  };
+}
+
+export function createMcpServer(hub: Hub): Server {
+  const server = new Server(
+    { name: 'cos-hub', title: 'cos hub', version: HUB_VERSION },
+    {
+      capabilities: { tools: { listChanged: true }, logging: {} },
+      instructions:
+        'cos hub: a task board, a code knowledge graph, memory and docs search for this repository. Every tool answers with an envelope {ok, data{…, meta}} or {ok:false, error{category, retryable, message}}; retry only when retryable is true.',
+    },
+  );
+
+  server.setRequestHandler(ListToolsRequestSchema, async () => ({
+    tools: hub.registry.enabled(hub.modules).map(listingOf),
+  }));
+
+  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const { name, arguments: args } = request.params;
+    const tool = hub.registry.forMcp(name);
+    if (!tool) {
+      return toCallResult(
+        fail('not_found', `there is no tool named "${name}"; call tools/list for the tools this hub serves`),
+      );
+    }
+    const progressToken = request.params._meta?.progressToken;
+    const client = server.getClientVersion();
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const caller = {
+      transport: 'mcp' as const,
+      ...(extra.sessionId ? { mcpSessionId: extra.sessionId } : {}),
+      ...(client ? { clientName: client.name, clientVersion: client.version } : {}),
+    };
+    const ctx = hub.context(caller, {
+      signal: extra.signal,
+      progress:
+        progressToken === undefined
+          ? () => {}
+          : (report) => {
+              extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken, ...report },
+                })
+                .catch(() => {});
+            },
+    });
+    const input = args ?? {};
+    const envelope = await runTool(tool, input, { applyBudget: true, ctx });
+    const text = JSON.stringify(envelope);
+    hub.recordCall({
+      tool,
+      caller,
+      input,
+      envelope,
+      startedAt,
+      durationMs: performance.now() - t0,
+      bytes: Buffer.byteLength(text),
+    });
+    return toCallResult(envelope, text);
+  });
+
+  return server;
+}

@@ -1,0 +1,39 @@
+// Builds the domain services (board, graph, memory, docs, …) that tools reach through ctx.services.
+// Each service module adds its own field to HubServices by declaration merging.
+import type { Logger } from 'pino';
+import type { Config } from './config.ts';
+import type { Db } from './db/open.ts';
+import { createDocsService } from './docs/service.ts';
+import type { EventBus } from './events/bus.ts';
+import { createMemoryService } from './memory/service.ts';
+import type { ModuleState } from './modules.ts';
+import { createSuperviseService } from './supervise/service.ts';
+import type { HubServices } from './tools/context.ts';
+
+export interface ServiceDeps {
+  config: Config;
+  db: Db;
+  dbPath: string;
+  logger: Logger;
+  events: EventBus;
+  modules: ModuleState;
+}
+
+/** Background work a service starts with the hub (indexing, watching) and stops with it. */
+export interface ServiceLifecycle {
+  name: string;
+  start?(): unknown;
+  close?(): void | Promise<void>;
+}
+
+export function createServices(deps: ServiceDeps): { services: HubServices; lifecycle: ServiceLifecycle[] } {
+  const { config, db, logger, events } = deps;
+  const memory = createMemoryService({ db });
+  const docs = createDocsService({ db, repo: config.repo, stateDir: config.stateDir, logger, events });
+  const supervise = createSuperviseService({ agentDir: config.agentDir, stateDir: config.stateDir, logger });
+  const services = { memory, docs, supervise } as HubServices;
+  const lifecycle: ServiceLifecycle[] = [
+    { name: 'docs', start: () => docs.start(), close: () => docs.close() },
+  ];
+  return { services, lifecycle };
+}

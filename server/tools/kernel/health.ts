@@ -1,0 +1,78 @@
+import { statSync } from 'node:fs';
+import { Type } from '@sinclair/typebox';
+import { hasFts5, schemaVersion } from '../../db/open.ts';
+import { HUB_VERSION } from '../../version.ts';
+import { defineTool } from '../define.ts';
+import { ModuleInfoSchema } from './schemas.ts';
+
+export const HealthSchema = Type.Object(
+  {
+    status: Type.Union([Type.Literal('ok'), Type.Literal('degraded')], {
+      description: '`degraded` when a problem listed in `problems` needs a person',
+    }),
+    version: Type.String(),
+    uptime_seconds: Type.Number(),
+    node_version: Type.String(),
+    database: Type.Object({
+      schema_version: Type.Integer(),
+      size_bytes: Type.Integer({ description: 'database file plus its WAL' }),
+      fts5: Type.Boolean({ description: 'whether full-text search is available' }),
+      tables: Type.Record(Type.String(), Type.Integer(), { description: 'row count per table' }),
+    }),
+    modules: Type.Array(ModuleInfoSchema),
+    problems: Type.Array(Type.String()),
+  },
+  { $id: 'Health' },
+);
+
+function fileSize(path: string): number {
+  try {
+    return statSync(path).size;
+  } catch {
+    return 0;
+  }
+}
+
+export const healthTool = defineTool({
+  name: 'cos_health',
+  title: 'Hub health',
+  description:
+    'Version, uptime, database schema version, size and row counts, whether FTS5 is available, and which modules are enabled. Call it first when other tools fail unexpectedly.',
+  module: 'kernel',
+  layer: 'health',
+  input: Type.Object({}, { additionalProperties: false }),
+  output: HealthSchema,
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  http: { method: 'GET', path: '/api/health', tag: 'hub' },
+  handler: (ctx) => {
+    const db = ctx.db;
+    const tables: Record<string, number> = {};
+    const names = db
+      .prepare(
+        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND name NOT GLOB '*_fts_*' ORDER BY name",
+      )
+      .pluck()
+      .all() as string[];
+    for (const name of names) {
+      tables[name] = db
+        .prepare(`SELECT count(*) FROM "${name.replaceAll('"', '""')}"`)
+        .pluck()
+        .get() as number;
+    }
+    const file = db.name;
+    const size = file === ':memory:' ? 0 : fileSize(file) + fileSize(`${file}-wal`);
+    const problems: string[] = [];
+    if (ctx.modules.loadError) problems.push(ctx.modules.loadError);
+    const fts5 = hasFts5(db);
+    if (!fts5) problems.push('this SQLite build has no FTS5: search tools answer `unavailable`');
+    return {
+      status: problems.length === 0 ? ('ok' as const) : ('degraded' as const),
+      version: HUB_VERSION,
+      uptime_seconds: Math.round(process.uptime()),
+      node_version: process.version,
+      database: { schema_version: schemaVersion(db), size_bytes: size, fts5, tables },
+      modules: ctx.modules.list(),
+      problems,
+    };
+  },
+});

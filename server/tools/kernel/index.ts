@@ -1,0 +1,5 @@
+import type { AnyTool } from '../define.ts';
+import { healthTool } from './health.ts';
+import { moduleListTool, moduleSetTool } from './modules.ts';
+
+export const kernelTools: AnyTool[] = [healthTool, moduleListTool, moduleSetTool];

@@ -1,0 +1,180 @@
+// MCP end to end: the official SDK Client over a real port against the real app.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { catalog } from '../../../server/tools/catalog.ts';
+import { budgetSize, TOKEN_BUDGET_CHARS } from '../../../shared/envelope/index.ts';
+import { connectClient, startTestHub, type TestHub } from '../../support/hub.ts';
+import { testTools } from '../../support/tools.ts';
+
+let t: TestHub;
+let client: Client;
+before(async () => {
+  t = await startTestHub({ tools: [...catalog, ...testTools], withoutServices: true, listen: true });
+  client = await connectClient(t.url);
+});
+after(async () => {
+  await client.close();
+  await t.close();
+});
+
+type Env = {
+  ok: boolean;
+  data?: Record<string, unknown> & { meta?: Record<string, unknown> };
+  error?: { category: string; retryable: boolean; message: string };
+};
+
+async function call(name: string, args: Record<string, unknown>) {
+  const result = await client.callTool({ name, arguments: args });
+  const env = result.structuredContent as Env;
+  const first = (result.content as { type: string; text: string }[])[0];
+  assert.equal(first?.type, 'text');
+  assert.deepEqual(JSON.parse(first!.text), env, 'content[0].text is the same JSON as structuredContent');
+  assert.equal(result.isError, !env.ok, 'isError is set exactly when ok is false');
+  return env;
+}
+
+describe('tools/list', () => {
+  test('lists each enabled tool with title, description, input and output schemas and annotations', async () => {
+    const { tools } = await client.listTools();
+    const echo = tools.find((x) => x.name === 'cos_test_echo');
+    assert.ok(echo);
+    assert.equal(echo.title, 'Echo');
+    assert.match(echo.description ?? '', /Answers/);
+    assert.equal(echo.inputSchema.type, 'object');
+    assert.deepEqual(echo.inputSchema.required, ['text']);
+    assert.equal((echo.inputSchema as { additionalProperties?: boolean }).additionalProperties, false);
+    assert.ok(echo.outputSchema, 'an output schema');
+    assert.equal(echo.annotations?.readOnlyHint, true);
+    assert.ok(tools.some((x) => x.name === 'cos_health'));
+  });
+
+  test('the output schema is the whole envelope: it has an error branch', async () => {
+    const { tools } = await client.listTools();
+    const text = JSON.stringify(tools.find((x) => x.name === 'cos_test_echo')?.outputSchema);
+    assert.match(text, /"category"/);
+    assert.match(text, /"retryable"/);
+    assert.doesNotMatch(text, /"\$id"/, 'no $id: clients compile each schema on its own');
+  });
+});
+
+describe('tools/call', () => {
+  test('a successful call answers the envelope as structuredContent and as text', async () => {
+    const env = await call('cos_test_echo', { text: 'hi', times: 2 });
+    assert.equal(env.ok, true);
+    assert.equal(env.data?.text, 'hihi');
+    assert.equal(env.data?.meta?.layer, 'health');
+    assert.equal(env.data?.meta?.truncated, false);
+  });
+
+  test('bad arguments answer a validation envelope, not a JSON-RPC error', async () => {
+    const env = await call('cos_test_echo', { text: 5 });
+    assert.equal(env.ok, false);
+    assert.equal(env.error?.category, 'validation');
+    assert.match(env.error?.message ?? '', /text/);
+  });
+
+  test('an unknown tool answers not_found', async () => {
+    const env = await call('cos_nope', {});
+    assert.equal(env.error?.category, 'not_found');
+    assert.match(env.error?.message ?? '', /tools\/list/);
+  });
+
+  test('a large answer is trimmed to the 32 KB agent budget with its markers', async () => {
+    const result = await client.callTool({ name: 'cos_test_big', arguments: { count: 2000 } });
+    const text = (result.content as { text: string }[])[0]!.text;
+    assert.ok(budgetSize(text) <= TOKEN_BUDGET_CHARS, `fits the budget (${text.length} chars)`);
+    const env = result.structuredContent as Env;
+    const meta = env.data?.meta ?? {};
+    assert.equal(meta.truncated, true);
+    assert.equal(meta.truncated_results_from, 2000);
+    const kept = (env.data?.results as unknown[] | undefined)?.length ?? 0;
+    assert.equal(meta.truncated_results_to, kept);
+    assert.ok(kept > 0 && kept < 2000);
+    assert.equal(env.data?.count, kept, 'count follows the cut list');
+  });
+
+  test('progress notifications reach a client that asked for them', async () => {
+    const seen: number[] = [];
+    const result = await client.callTool({ name: 'cos_test_progress', arguments: { steps: 4 } }, undefined, {
+      onprogress: (p) => seen.push(p.progress),
+    });
+    assert.equal((result.structuredContent as Env).ok, true);
+    assert.deepEqual(seen, [1, 2, 3, 4]);
+  });
+
+  test('ping and logging/setLevel answer', async () => {
+    await client.ping();
+    await client.setLoggingLevel('warning');
+  });
+});
+
+describe('modules', () => {
+  test('a disabled module leaves tools/list, its tools answer module_disabled, and clients are told', async () => {
+    let changed = 0;
+    client.setNotificationHandler(ToolListChangedNotificationSchema, () => {
+      changed++;
+    });
+    t.hub.modules.set('memory', false);
+    try {
+      const { tools } = await client.listTools();
+      assert.equal(
+        tools.some((x) => x.name === 'cos_test_memory_probe'),
+        false,
+      );
+      const env = await call('cos_test_memory_probe', {});
+      assert.equal(env.error?.category, 'module_disabled');
+      assert.equal(env.error?.retryable, false);
+      assert.match(env.error?.message ?? '', /cos module enable memory/);
+      for (let i = 0; i < 50 && changed === 0; i++) await new Promise((r) => setTimeout(r, 10));
+      assert.ok(changed >= 1, 'notifications/tools/list_changed was sent');
+    } finally {
+      t.hub.modules.set('memory', true);
+    }
+    const { tools } = await client.listTools();
+    assert.ok(tools.some((x) => x.name === 'cos_test_memory_probe'));
+  });
+});
+
+describe('sessions', () => {
+  test('DELETE ends a session; its id is then unknown (404)', async () => {
+    const other = await connectClient(t.url);
+    const transport = other.transport as unknown as { sessionId?: string; terminateSession(): Promise<void> };
+    const id = transport.sessionId;
+    assert.ok(id);
+    assert.ok(t.app.mcpSessions.get(id));
+    await transport.terminateSession();
+    assert.equal(t.app.mcpSessions.get(id), undefined);
+    const res = await fetch(new URL('/mcp', t.url), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': id,
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 9, method: 'tools/list' }),
+    });
+    assert.equal(res.status, 404);
+    await other.close();
+  });
+
+  test('a request without a session that is not initialize is 400', async () => {
+    const res = await fetch(new URL('/mcp', t.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    assert.equal(res.status, 400);
+  });
+
+  test('idle sessions are evicted', async () => {
+    const other = await connectClient(t.url);
+    const id = (other.transport as unknown as { sessionId: string }).sessionId;
+    const session = t.app.mcpSessions.get(id)!;
+    session.lastActivityAt -= t.config.mcpSessionIdleMs + 1;
+    assert.ok(t.app.mcpSessions.evictIdle() >= 1);
+    assert.equal(t.app.mcpSessions.get(id), undefined);
+    await other.close();
+  });
+});
