@@ -159,6 +159,8 @@ async function bench(name: string): Promise<Record<string, string | number>> {
     'MB/s': +(files.bytes / 1e6 / s).toFixed(2),
     'files/s after start-up': Math.round(files.n / ((coldMs - startupMs) / 1000)),
     'cpu s': +cpuS.toFixed(2),
+    // Load-independent: what the pass costs in CPU, all threads together (the machine may be shared).
+    'files per cpu s': Math.round(files.n / cpuS),
     nodes,
     edges,
     'parse errors': failed,
