@@ -64,11 +64,11 @@ interface Rec extends FileRec {
   deps?: string[];
 }
 
-const EXTRACT_BATCH = 96;
+const EXTRACT_BATCH = 48;
 /** Files whose change alters resolution project-wide (dependencies, module roots, path aliases). */
 const CONFIG_FILE =
   /(^|\/)(package\.json|go\.mod|Cargo\.toml|pyproject\.toml|requirements[^/]*\.txt|[tj]sconfig\.json)$/;
-const RESOLVE_BATCH = 256;
+const RESOLVE_BATCH = 64;
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 export class Indexer {
