@@ -28,6 +28,8 @@ export interface IndexRequest {
   /** Only look at these repo-relative paths (files or directories), e.g. from the watcher. */
   paths?: string[];
   onProgress?: (p: IndexProgress) => void;
+  /** Checked between batches: a pass stops early (what it wrote so far stays consistent). */
+  signal?: AbortSignal;
 }
 
 export interface IndexResult {
@@ -185,7 +187,31 @@ export class Indexer {
     }
   }
 
+  /** Files of the pass in progress that were extracted or made dirty but not yet re-resolved. */
+  private unfinished = new Set<string>();
+
   async run(req: IndexRequest = {}): Promise<IndexResult> {
+    try {
+      return await this.pass(req);
+    } catch (err) {
+      // A pass cut short (closing, or a failure) must not leave files looking up to date: forget
+      // their hashes so the next pass extracts and resolves them again.
+      const rows = [...this.unfinished].map((p) => this.files.get(p)).filter((r): r is Rec => !!r);
+      this.store.transaction(() => {
+        for (const r of rows) {
+          r.hash = '';
+          r.mtimeMs = 0;
+          this.store.forgetHash(r.id);
+        }
+      });
+      this.store.setPending(0, false);
+      throw err;
+    } finally {
+      this.unfinished = new Set();
+    }
+  }
+
+  private async pass(req: IndexRequest): Promise<IndexResult> {
     const started = performance.now();
     this.load();
     const generation = this.store.generation() + 1;
@@ -227,6 +253,7 @@ export class Indexer {
 
     // 2. Extract and write, in batches (one transaction each) so readers see steady progress.
     const dirty = new Set<string>();
+    this.unfinished = dirty;
     // A few changed files keep their references in memory for resolution; a cold pass reads them back.
     const keepRefs = candidates.length <= 500;
     const freshRefs = new Map<string, Ref[]>();
@@ -325,6 +352,7 @@ export class Indexer {
       });
       progress('extract', Math.min(i + EXTRACT_BATCH, candidates.length), candidates.length);
       await yieldToLoop();
+      req.signal?.throwIfAborted();
     }
 
     // 3. Deleted (and renamed-away) files: cascade their nodes and edges; re-resolve who pointed at them.
@@ -378,8 +406,10 @@ export class Indexer {
           this.store.insertEdges(rec.id, edges);
         }
       });
+      for (const p of batch) dirty.delete(p);
       progress('resolve', Math.min(i + RESOLVE_BATCH, dirtyList.length), dirtyList.length);
       await yieldToLoop();
+      req.signal?.throwIfAborted();
     }
 
     // 5. Housekeeping: folders, stubs nobody points at, and the state row.

@@ -663,7 +663,8 @@ export class Resolver {
       if (hit) return hit;
     }
     if ((rec.language === 'python' || rec.language === 'rust') && bnd.imported !== '*') {
-      const sep = rec.language === 'python' ? '.' : '::';
+      // `from . import x` names the module `.`: the submodule is `.x`, not `..x`.
+      const sep = rec.language === 'python' ? (bnd.module.endsWith('.') ? '' : '.') : '::';
       const sub = this.moduleFiles(rec, `${bnd.module}${sep}${bnd.imported}`);
       const f = sub?.[0];
       const target = f ? this.files.get(f) : undefined;

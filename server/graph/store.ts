@@ -34,6 +34,7 @@ export class GraphStore {
       ),
       facts: p('SELECT facts FROM graph_files WHERE id = ?').pluck(),
       touch: p('UPDATE graph_files SET mtime_ms = ? WHERE id = ?'),
+      forgetHash: p("UPDATE graph_files SET hash = '', mtime_ms = 0 WHERE id = ?"),
       upsertFile: p(
         `INSERT INTO graph_files (path, language, hash, size, mtime_ms, duration_ms, error, generation, indexed_at, facts)
          VALUES (@path, @language, @hash, @size, @mtimeMs, @durationMs, @error, @generation, @indexedAt, @facts)
@@ -127,6 +128,10 @@ export class GraphStore {
 
   facts(fileId: number): string {
     return (this.s.facts.get(fileId) as string | undefined) ?? '{"refs":[],"bindings":[],"reexports":[]}';
+  }
+
+  forgetHash(id: number): void {
+    this.s.forgetHash.run(id);
   }
 
   touchFile(id: number, mtimeMs: number): void {

@@ -2,7 +2,7 @@
 // file's symbols are replaced and the edges into them re-resolve, deleted and renamed files leave no
 // trace, and a file that does not parse is recorded while the rest is indexed.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -69,7 +69,7 @@ test('a renamed function: callers in other files re-resolve to a stub, and back 
       'code:method:src/lib/math.ts::Calculator.add calls 1',
     ]);
     const math = join(repo, 'src/lib/math.ts');
-    const original = (await import('node:fs')).readFileSync(math, 'utf8');
+    const original = readFileSync(math, 'utf8');
     writeFileSync(
       math,
       original.replaceAll('add(a: number', 'sum(a: number').replace('= add(this', '= sum(this'),
@@ -222,6 +222,55 @@ test('full-text search finds symbols by camelCase and snake_case words and by pr
     rmSync(join(repo, 'src/words.ts'));
     await indexer.run({});
     assert.deepEqual(search('header'), []);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a new indexer on an existing database skips unchanged files and still re-resolves dependents', async () => {
+  const { repo, db, indexer, cleanup } = setup();
+  try {
+    const first = await indexer.run({});
+    // The hub restarted: a fresh indexer (the worker's) reads what the last one left.
+    const again = new Indexer({ repo, db });
+    const r = await again.run({});
+    assert.equal(r.filesChanged, 0);
+    assert.equal(r.edges, first.edges);
+    const math = join(repo, 'src/lib/math.ts');
+    writeFileSync(math, readFileSync(math, 'utf8').replace('export function add(', 'export function plus('));
+    await again.run({ paths: ['src/lib/math.ts'] });
+    assert.ok(
+      edgesTo(db, 'code:external:(unresolved)::add').includes('code:function:src/app.ts::main calls 0.2'),
+    );
+  } finally {
+    cleanup();
+  }
+});
+
+test('a pass stopped part-way leaves its files to be extracted and resolved by the next one', async () => {
+  const { repo, db, cleanup } = setup();
+  try {
+    const stop = new AbortController();
+    const indexer = new Indexer({ repo, db });
+    await assert.rejects(
+      indexer.run({
+        signal: stop.signal,
+        onProgress: (p) => {
+          if (p.phase === 'extract' && p.done > 0) stop.abort();
+        },
+      }),
+      { name: 'AbortError' },
+    );
+    const r = await indexer.run({});
+    assert.equal(r.filesChanged, 7);
+    const clean = setup();
+    try {
+      const expected = await clean.indexer.run({});
+      assert.equal(r.nodes, expected.nodes);
+      assert.equal(r.edges, expected.edges);
+    } finally {
+      clean.cleanup();
+    }
   } finally {
     cleanup();
   }
