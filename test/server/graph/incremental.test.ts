@@ -275,3 +275,39 @@ test('a pass stopped part-way leaves its files to be extracted and resolved by t
     cleanup();
   }
 });
+
+test('after edits, a deletion, a rename and an addition, the incremental graph equals a fresh index', async () => {
+  const { repo, db, indexer, cleanup } = setup();
+  try {
+    await indexer.run({});
+    const math = join(repo, 'src/lib/math.ts');
+    writeFileSync(math, readFileSync(math, 'utf8').replace('reset(): void {', 'clear(): void {'));
+    rmSync(join(repo, 'src/lib/format.ts'));
+    renameSync(join(repo, 'src/app.ts'), join(repo, 'src/main.ts'));
+    writeFileSync(join(repo, 'src/lib/format.ts.bak'), 'not indexed');
+    writeFileSync(
+      join(repo, 'src/extra.ts'),
+      "import { main } from './main';\nexport const run = () => main();\n",
+    );
+    await indexer.run({});
+    const fresh = openDatabase(':memory:');
+    await new Indexer({ repo, db: fresh }).run({});
+    const edges = (d: Db) =>
+      (
+        d
+          .prepare(
+            `SELECT s.uid || ' ' || e.edge_type || ' ' || t.uid || ' @' || e.line || ':' || e.col || ' ' || e.confidence
+             FROM graph_edges e JOIN graph_nodes s ON s.id = e.source_id JOIN graph_nodes t ON t.id = e.target_id`,
+          )
+          .pluck()
+          .all() as string[]
+      ).sort();
+    const nodes = (d: Db) =>
+      (d.prepare('SELECT uid FROM graph_nodes ORDER BY uid').pluck().all() as string[]).sort();
+    assert.deepEqual(nodes(db), nodes(fresh));
+    assert.deepEqual(edges(db), edges(fresh));
+    fresh.close();
+  } finally {
+    cleanup();
+  }
+});
