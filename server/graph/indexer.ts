@@ -261,6 +261,7 @@ export class Indexer {
     let changedCount = 0;
     let bytes = 0;
     let configChanged = false;
+    const changedPackages = new Set<string>();
     let addedOrRemoved = deleted.size > 0;
     progress('extract', 0, candidates.length);
     for (let i = 0; i < candidates.length; i += EXTRACT_BATCH) {
@@ -348,6 +349,7 @@ export class Indexer {
           if (keepRefs) freshRefs.set(path, refs);
           dirty.add(path);
           for (const imp of this.importers.get(path) ?? []) dirty.add(imp);
+          if (language === 'go' || language === 'java') changedPackages.add(`${language}|${dirOf(path)}`);
         }
       });
       progress('extract', Math.min(i + EXTRACT_BATCH, candidates.length), candidates.length);
@@ -380,6 +382,12 @@ export class Indexer {
     }
     if (configChanged || deleted.size) {
       this.refreshProject();
+    }
+    // Go and Java see their package without imports: a change may resolve a sibling's bare call.
+    if (changedPackages.size) {
+      for (const rec of this.files.values()) {
+        if (changedPackages.has(`${rec.language}|${dirOf(rec.path)}`)) dirty.add(rec.path);
+      }
     }
     for (const d of deleted) dirty.delete(d);
 

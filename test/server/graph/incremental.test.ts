@@ -311,3 +311,26 @@ test('after edits, a deletion, a rename and an addition, the incremental graph e
     cleanup();
   }
 });
+
+test('Go: a function added to a package resolves the bare calls of its sibling files', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cos-graph-go-'));
+  const repo = join(dir, 'repo');
+  cpSync(fileURLToPath(new URL('../../fixtures/graph/go', import.meta.url)), repo, { recursive: true });
+  const db = openDatabase(join(dir, 'hub.db'));
+  try {
+    const indexer = new Indexer({ repo, db });
+    const store = join(repo, 'store/store.go');
+    writeFileSync(store, readFileSync(store, 'utf8').replace('\tformat(k)\n', '\tformat(k)\n\tlater(k)\n'));
+    await indexer.run({});
+    assert.ok(edgesTo(db, 'code:external:later').includes('code:method:store/store.go::Store.log calls 0.5'));
+    writeFileSync(join(repo, 'store/later.go'), 'package store\n\nfunc later(k string) {}\n');
+    await indexer.run({ paths: ['store/later.go'] });
+    assert.deepEqual(edgesTo(db, 'code:function:store/later.go::later'), [
+      'code:file:store/later.go contains 1',
+      'code:method:store/store.go::Store.log calls 1',
+    ]);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
