@@ -281,3 +281,46 @@ for (const [lang, expected] of Object.entries(EXPECTED)) {
     db.close();
   });
 }
+
+test('the other bundled languages give their files and top-level symbols', async () => {
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const repo = mkdtempSync(join(tmpdir(), 'cos-graph-generic-'));
+  try {
+    writeFileSync(
+      join(repo, 'a.cs'),
+      'namespace App.Core {\n  public class Svc { public void Run() {} }\n  interface IRepo {}\n}\n',
+    );
+    writeFileSync(
+      join(repo, 'b.cpp'),
+      'namespace ns {\nclass Foo { int x; };\nint add(int a, int b) { return a + b; }\n}\n',
+    );
+    writeFileSync(join(repo, 'c.rb'), 'module M\n  class K\n    def run; end\n  end\nend\n');
+    writeFileSync(join(repo, 'd.php'), '<?php\nfunction f() {}\nclass C {}\n');
+    writeFileSync(join(repo, 'e.sh'), 'greet() { echo hi; }\n');
+    const db = openDatabase(':memory:');
+    const r = await new Indexer({ repo, db }).run({});
+    assert.equal(r.filesFailed, 0);
+    const uids = db
+      .prepare("SELECT uid FROM graph_nodes WHERE kind NOT IN ('folder', 'file') ORDER BY uid")
+      .pluck()
+      .all();
+    assert.deepEqual(uids, [
+      'code:class:a.cs::Svc',
+      'code:class:b.cpp::Foo',
+      'code:class:c.rb::K',
+      'code:class:d.php::C',
+      'code:function:b.cpp::add',
+      'code:function:d.php::f',
+      'code:function:e.sh::greet',
+      'code:interface:a.cs::IRepo',
+      'code:module:a.cs::App.Core',
+      'code:module:b.cpp::ns',
+      'code:module:c.rb::M',
+    ]);
+    db.close();
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
