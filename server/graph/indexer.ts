@@ -3,12 +3,12 @@
 // given a connection: the worker thread in the hub, in-process in tests and benchmarks.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
 import { languageOf } from './parser.ts';
 import { type ExtractMany, extractHere } from './pool.ts';
-import { dirOf, readTsPaths } from './project.ts';
+import { dirOf, normalize, readTsPaths } from './project.ts';
 import { type Def, type FileRec, type Project, Resolver } from './resolve.ts';
 import { GraphStore } from './store.ts';
 import type { Extraction, FileFacts, Ref } from './types.ts';
@@ -71,6 +71,13 @@ const EXTRACT_BATCH = 48;
 const CONFIG_FILE =
   /(^|\/)(package\.json|go\.mod|Cargo\.toml|pyproject\.toml|requirements[^/]*\.txt|[tj]sconfig\.json)$/;
 const RESOLVE_BATCH = 64;
+/** A repo-relative path, or undefined for one that leaves the repo (`../x`, `/etc/x`). */
+export function repoPath(raw: string): string | undefined {
+  if (isAbsolute(raw) || raw.includes('\0')) return undefined;
+  const p = normalize(raw.replaceAll('\\', '/'));
+  return p === '..' || p.startsWith('../') ? undefined : p;
+}
+
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 export class Indexer {
@@ -222,8 +229,10 @@ export class Indexer {
     progress('scan', 0, 0);
     const seen = new Map<string, WalkedFile>();
     const deleted = new Set<string>();
-    if (req.paths) {
-      for (const p of req.paths) {
+    const scoped = req.paths?.map(repoPath).filter((p): p is string => p !== undefined);
+    // '' is the repo root: the same as no paths at all.
+    if (scoped && !scoped.includes('')) {
+      for (const p of scoped) {
         const f = this.walker.check(p);
         if (f) seen.set(f.path, f);
         else {

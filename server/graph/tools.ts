@@ -2,6 +2,8 @@
 // Register with the catalog once the graph service is in createServices().
 import { Type } from '@sinclair/typebox';
 import { defineTool } from '../tools/define.ts';
+import { ToolError } from '../tools/errors.ts';
+import { repoPath } from './indexer.ts';
 
 export const FreshnessSchema = Type.Object({
   generation: Type.Integer({ description: 'Graph generation: +1 per completed index pass' }),
@@ -53,6 +55,10 @@ export const graphReindexTool = defineTool({
   http: { method: 'POST', path: '/api/graph/reindex' },
   handler: async (ctx, input) => {
     const graph = ctx.services.graph;
+    const outside = input.paths?.find((p) => repoPath(p) === undefined);
+    if (outside !== undefined) {
+      throw new ToolError('validation', `paths must stay inside the repository; "${outside}" does not`);
+    }
     const r = await graph.reindex({
       ...(input.force ? { force: true } : {}),
       ...(input.paths ? { paths: input.paths } : {}),

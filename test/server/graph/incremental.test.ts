@@ -334,3 +334,21 @@ test('Go: a function added to a package resolves the bare calls of its sibling f
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test('paths outside the repository are ignored, and the root path means the whole repository', async () => {
+  const { repo, db, indexer, cleanup } = setup();
+  try {
+    await indexer.run({});
+    const r = await indexer.run({ paths: ['../../etc/passwd', '/etc/hosts', 'src/../../outside.ts'] });
+    assert.equal(r.filesSeen, 0);
+    assert.equal(
+      db.prepare("SELECT count(*) FROM graph_files WHERE path LIKE '..%' OR path LIKE '/%'").pluck().get(),
+      0,
+    );
+    rmSync(join(repo, 'src/app.test.ts'));
+    const root = await indexer.run({ paths: ['.'] });
+    assert.equal(root.filesDeleted, 1);
+  } finally {
+    cleanup();
+  }
+});
