@@ -12,7 +12,7 @@ import { dirOf, normalize, readTsPaths } from './project.ts';
 import { type Def, type FileRec, type Project, Resolver } from './resolve.ts';
 import { GraphStore } from './store.ts';
 import type { Extraction, FileFacts, Ref } from './types.ts';
-import { fileUid, folderUid } from './uid.ts';
+import { folderUid } from './uid.ts';
 import { type WalkedFile, Walker, type WalkOptions } from './walk.ts';
 
 export interface IndexProgress {
@@ -485,14 +485,5 @@ export class Indexer {
           col: 1,
         })),
     ]);
-  }
-
-  /** Paths currently indexed (tests and the watcher). */
-  indexedPaths(): string[] {
-    return [...this.files.keys()];
-  }
-
-  fileUidOf(path: string): string {
-    return fileUid(path);
   }
 }
