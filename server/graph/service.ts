@@ -184,7 +184,7 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
           );
         },
         (err: Error) => {
-          log.error({ err }, 'graph index failed');
+          if (!closed) log.error({ err }, 'graph index failed');
         },
       );
       if (options.watch !== false) {
@@ -193,9 +193,10 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
           config.repo,
           walker,
           (batch) => {
-            reindex(batch.full ? {} : { paths: batch.paths }).catch((err: Error) =>
-              log.warn({ err }, 'graph update failed'),
-            );
+            reindex(batch.full ? {} : { paths: batch.paths }).catch((err: Error) => {
+              // Passes cut short by close() are expected; anything else is worth a warning.
+              if (!closed) log.warn({ err }, 'graph update failed');
+            });
           },
           log,
           undefined,
