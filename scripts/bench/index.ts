@@ -81,7 +81,8 @@ async function bench(name: string): Promise<Record<string, string | number>> {
   });
 
   // While the worker indexes, the main thread keeps answering: sample a one-row lookup every 5 ms.
-  let peakRss = process.memoryUsage().rss;
+  const baseRss = process.memoryUsage().rss;
+  let peakRss = baseRss;
   const lookup = db.prepare('SELECT id, label FROM graph_nodes WHERE uid = ?');
   const latencies: number[] = [];
   let lastTick = performance.now();
@@ -158,10 +159,13 @@ async function bench(name: string): Promise<Record<string, string | number>> {
     'MB/s': +(files.bytes / 1e6 / s).toFixed(2),
     'files/s after start-up': Math.round(files.n / ((coldMs - startupMs) / 1000)),
     'cpu s': +cpuS.toFixed(2),
+    // Load-independent: what the pass costs in CPU, all threads together (the machine may be shared).
+    'files per cpu s': Math.round(files.n / cpuS),
     nodes,
     edges,
     'parse errors': failed,
     'peak RSS MB': Math.round(peakRss / 1e6),
+    'RSS before start MB': Math.round(baseRss / 1e6),
     'query p50 ms': +pct(indexingLatencies, 50).toFixed(2),
     'query p99 ms': +pct(indexingLatencies, 99).toFixed(2),
     'change visible ms (median/max)': `${Math.round(pct(visible, 50))}/${Math.round(Math.max(...visible))}`,

@@ -86,11 +86,11 @@ async function serverCpuMicros(): Promise<number> {
   return u.user + u.system;
 }
 
-async function load(concurrency: number, once: () => Promise<number>) {
+async function load(concurrency: number, once: () => Promise<number>, seconds = SECONDS) {
   const latencies: number[] = [];
   let bytes = 0;
   const cpu0 = await serverCpuMicros();
-  const end = performance.now() + SECONDS * 1000;
+  const end = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -106,29 +106,37 @@ async function load(concurrency: number, once: () => Promise<number>) {
   return { rps: latencies.length / elapsed, bytes, cpuPerCall, ...summarize(latencies) };
 }
 
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', new URL('./mcp-server.ts', import.meta.url).pathname],
-  {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
-const first = await new Promise<string>((resolve) =>
-  createInterface({ input: child.stdout! }).once('line', resolve),
-);
-const ports = JSON.parse(first) as { hub: number; bare: number };
-serverPort = ports.bare;
+interface Server {
+  child: ReturnType<typeof spawn>;
+  hub: number;
+  bare: number;
+}
 
-const rows: (string | number)[][] = [];
-try {
-  for (const concurrency of [1, 8, 32]) {
-    const bare = await load(concurrency, async () => (await get(ports.bare, '/rows')).length);
-    const sessions = await Promise.all(Array.from({ length: concurrency }, () => openSession(ports.hub)));
-    let n = 0;
-    const mcp = await load(concurrency, async () => {
+async function startServer(recordCalls: boolean): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('./mcp-server.ts', import.meta.url).pathname],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, COS_RECORD_CALLS: recordCalls ? '1' : '0' },
+    },
+  );
+  const first = await new Promise<string>((resolve) =>
+    createInterface({ input: child.stdout! }).once('line', resolve),
+  );
+  return { child, ...(JSON.parse(first) as { hub: number; bare: number }) };
+}
+
+async function measureMcp(server: Server, concurrency: number, seconds = SECONDS) {
+  serverPort = server.bare;
+  const sessions = await Promise.all(Array.from({ length: concurrency }, () => openSession(server.hub)));
+  let n = 0;
+  return load(
+    concurrency,
+    async () => {
       const session = sessions[n++ % concurrency]!;
       const res = await post(
-        ports.hub,
+        server.hub,
         '/mcp',
         { ...MCP_HEADERS, 'mcp-session-id': session },
         JSON.stringify({
@@ -141,7 +149,26 @@ try {
       if (res.status !== 200 || !res.text.includes('"ok":true'))
         throw new Error(`call failed: ${res.status} ${res.text.slice(0, 200)}`);
       return res.text.length;
-    });
+    },
+    seconds,
+  );
+}
+
+const rows: (string | number)[][] = [];
+const overhead: (string | number)[][] = [];
+const recording = await startServer(true);
+const notRecording = await startServer(false);
+try {
+  // Warm both servers (JIT, SQLite page cache) before anything is timed.
+  for (const server of [recording, notRecording]) {
+    serverPort = server.bare;
+    await load(8, async () => (await get(server.bare, '/rows')).length, 1);
+    await measureMcp(server, 8, 1);
+  }
+  for (const concurrency of [1, 8, 32]) {
+    serverPort = recording.bare;
+    const bare = await load(concurrency, async () => (await get(recording.bare, '/rows')).length);
+    const mcp = await measureMcp(recording, concurrency);
     rows.push([
       concurrency,
       fmt(bare.rps, 0),
@@ -155,12 +182,26 @@ try {
       fmt(mcp.rps / bare.rps),
       mcp.bytes,
     ]);
+    if (concurrency > 1) {
+      // Recording off right after recording on, same sessions count: the ratio is what recording costs.
+      const off = await measureMcp(notRecording, concurrency);
+      overhead.push([
+        concurrency,
+        fmt(mcp.rps, 0),
+        fmt(off.rps, 0),
+        fmt(mcp.rps / off.rps),
+        fmt(mcp.cpuPerCall, 0),
+        fmt(off.cpuPerCall, 0),
+        fmt(off.cpuPerCall / mcp.cpuPerCall),
+      ]);
+    }
   }
 } finally {
-  child.kill('SIGTERM');
+  recording.child.kill('SIGTERM');
+  notRecording.child.kill('SIGTERM');
   agent.destroy();
 }
-console.log(`bench:mcp — ${SECONDS}s per cell, Node ${process.version}, server in a child process\n`);
+console.log(`bench:mcp — ${SECONDS}s per cell, Node ${process.version}, servers in child processes\n`);
 console.log(
   table(
     [
@@ -177,5 +218,20 @@ console.log(
       'MCP answer bytes',
     ],
     rows,
+  ),
+);
+console.log('\nRecording every call on and off (COS_RECORD_CALLS):\n');
+console.log(
+  table(
+    [
+      'sessions',
+      'calls/s recording',
+      'calls/s not recording',
+      'throughput ratio',
+      'CPU µs/call recording',
+      'CPU µs/call not recording',
+      'CPU ratio (off/on)',
+    ],
+    overhead,
   ),
 );

@@ -3,16 +3,16 @@
 // given a connection: the worker thread in the hub, in-process in tests and benchmarks.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
 import { languageOf } from './parser.ts';
 import { type ExtractMany, extractHere } from './pool.ts';
-import { dirOf, readTsPaths } from './project.ts';
+import { dirOf, normalize, readTsPaths } from './project.ts';
 import { type Def, type FileRec, type Project, Resolver } from './resolve.ts';
 import { GraphStore } from './store.ts';
 import type { Extraction, FileFacts, Ref } from './types.ts';
-import { fileUid, folderUid } from './uid.ts';
+import { folderUid } from './uid.ts';
 import { type WalkedFile, Walker, type WalkOptions } from './walk.ts';
 
 export interface IndexProgress {
@@ -33,6 +33,8 @@ export interface IndexRequest {
    */
   reload?: boolean;
   onProgress?: (p: IndexProgress) => void;
+  /** Checked between batches: a pass stops early (what it wrote so far stays consistent). */
+  signal?: AbortSignal;
 }
 
 export interface IndexResult {
@@ -69,11 +71,18 @@ interface Rec extends FileRec {
   deps?: string[];
 }
 
-const EXTRACT_BATCH = 96;
+const EXTRACT_BATCH = 48;
 /** Files whose change alters resolution project-wide (dependencies, module roots, path aliases). */
 const CONFIG_FILE =
   /(^|\/)(package\.json|go\.mod|Cargo\.toml|pyproject\.toml|requirements[^/]*\.txt|[tj]sconfig\.json)$/;
-const RESOLVE_BATCH = 256;
+const RESOLVE_BATCH = 64;
+/** A repo-relative path, or undefined for one that leaves the repo (`../x`, `/etc/x`). */
+export function repoPath(raw: string): string | undefined {
+  if (isAbsolute(raw) || raw.includes('\0')) return undefined;
+  const p = normalize(raw.replaceAll('\\', '/'));
+  return p === '..' || p.startsWith('../') ? undefined : p;
+}
+
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 export class Indexer {
@@ -190,7 +199,31 @@ export class Indexer {
     }
   }
 
+  /** Files of the pass in progress that were extracted or made dirty but not yet re-resolved. */
+  private unfinished = new Set<string>();
+
   async run(req: IndexRequest = {}): Promise<IndexResult> {
+    try {
+      return await this.pass(req);
+    } catch (err) {
+      // A pass cut short (closing, or a failure) must not leave files looking up to date: forget
+      // their hashes so the next pass extracts and resolves them again.
+      const rows = [...this.unfinished].map((p) => this.files.get(p)).filter((r): r is Rec => !!r);
+      this.store.transaction(() => {
+        for (const r of rows) {
+          r.hash = '';
+          r.mtimeMs = 0;
+          this.store.forgetHash(r.id);
+        }
+      });
+      this.store.setPending(0, false);
+      throw err;
+    } finally {
+      this.unfinished = new Set();
+    }
+  }
+
+  private async pass(req: IndexRequest): Promise<IndexResult> {
     const started = performance.now();
     if (req.reload) {
       this.loaded = false;
@@ -208,8 +241,10 @@ export class Indexer {
     progress('scan', 0, 0);
     const seen = new Map<string, WalkedFile>();
     const deleted = new Set<string>();
-    if (req.paths) {
-      for (const p of req.paths) {
+    const scoped = req.paths?.map(repoPath).filter((p): p is string => p !== undefined);
+    // '' is the repo root: the same as no paths at all.
+    if (scoped && !scoped.includes('')) {
+      for (const p of scoped) {
         const f = this.walker.check(p);
         if (f) seen.set(f.path, f);
         else {
@@ -239,6 +274,7 @@ export class Indexer {
 
     // 2. Extract and write, in batches (one transaction each) so readers see steady progress.
     const dirty = new Set<string>();
+    this.unfinished = dirty;
     // A few changed files keep their references in memory for resolution; a cold pass reads them back.
     const keepRefs = candidates.length <= 500;
     const freshRefs = new Map<string, Ref[]>();
@@ -246,6 +282,7 @@ export class Indexer {
     let changedCount = 0;
     let bytes = 0;
     let configChanged = false;
+    const changedPackages = new Set<string>();
     let addedOrRemoved = deleted.size > 0;
     progress('extract', 0, candidates.length);
     for (let i = 0; i < candidates.length; i += EXTRACT_BATCH) {
@@ -333,10 +370,12 @@ export class Indexer {
           if (keepRefs) freshRefs.set(path, refs);
           dirty.add(path);
           for (const imp of this.importers.get(path) ?? []) dirty.add(imp);
+          if (language === 'go' || language === 'java') changedPackages.add(`${language}|${dirOf(path)}`);
         }
       });
       progress('extract', Math.min(i + EXTRACT_BATCH, candidates.length), candidates.length);
       await yieldToLoop();
+      req.signal?.throwIfAborted();
     }
 
     // 3. Deleted (and renamed-away) files: cascade their nodes and edges; re-resolve who pointed at them.
@@ -365,6 +404,12 @@ export class Indexer {
     if (configChanged || deleted.size) {
       this.refreshProject();
     }
+    // Go and Java see their package without imports: a change may resolve a sibling's bare call.
+    if (changedPackages.size) {
+      for (const rec of this.files.values()) {
+        if (changedPackages.has(`${rec.language}|${dirOf(rec.path)}`)) dirty.add(rec.path);
+      }
+    }
     for (const d of deleted) dirty.delete(d);
 
     // 4. Resolve the dirty files' references into edges.
@@ -390,8 +435,10 @@ export class Indexer {
           this.store.insertEdges(rec.id, edges);
         }
       });
+      for (const p of batch) dirty.delete(p);
       progress('resolve', Math.min(i + RESOLVE_BATCH, dirtyList.length), dirtyList.length);
       await yieldToLoop();
+      req.signal?.throwIfAborted();
     }
 
     // 5. Housekeeping: folders, stubs nobody points at, and the state row.
@@ -450,14 +497,5 @@ export class Indexer {
           col: 1,
         })),
     ]);
-  }
-
-  /** Paths currently indexed (tests and the watcher). */
-  indexedPaths(): string[] {
-    return [...this.files.keys()];
-  }
-
-  fileUidOf(path: string): string {
-    return fileUid(path);
   }
 }

@@ -17,6 +17,12 @@ const SHARED: ReadonlySet<Language> = new Set([
   'text',
 ]);
 
+/**
+ * A small young generation for the graph's threads: their garbage is short-lived parse output, and
+ * V8's default semi-spaces cost tens of MB per isolate in resident memory for little speed.
+ */
+export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+
 export interface ExtractItem {
   path: string;
   language: Language;
@@ -65,6 +71,7 @@ export class ExtractPool {
       const w = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
         workerData: { entry: 'extract-worker' },
         execArgv: [],
+        resourceLimits: WORKER_LIMITS,
       });
       w.on('message', (m: ExtractReply) => {
         this.waiting.get(m.id)?.resolve(m);

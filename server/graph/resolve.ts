@@ -299,7 +299,9 @@ export class Resolver {
       if (this.files.has(p)) return p;
     }
     for (const e of TS_EXTS) if (this.files.has(base + e)) return base + e;
-    for (const e of TS_EXTS) if (this.files.has(`${base}/index${e}`)) return `${base}/index${e}`;
+    // '' is the repo root (`import … from '../..'` at the top).
+    const index = base ? `${base}/index` : 'index';
+    for (const e of TS_EXTS) if (this.files.has(index + e)) return index + e;
     return undefined;
   }
 
@@ -654,14 +656,16 @@ export class Resolver {
         : [...(bnd.imported === 'default' ? ['default'] : bnd.imported.split('.')), ...rest];
     for (const f of mod.files) {
       const target = this.files.get(f);
-      if (!target) continue;
+      // `from . import x` inside a package's __init__: the module is the file itself; x is a submodule.
+      if (!target || f === rec.path) continue;
       if (names.length === 0)
         return { uid: fileUid(f), kind: 'file', file: f, qname: '', confidence: CONFIDENCE.exact };
       const hit = this.inFile(target, names, prefer, CONFIDENCE.exact, depth + 1);
       if (hit) return hit;
     }
     if ((rec.language === 'python' || rec.language === 'rust') && bnd.imported !== '*') {
-      const sep = rec.language === 'python' ? '.' : '::';
+      // `from . import x` names the module `.`: the submodule is `.x`, not `..x`.
+      const sep = rec.language === 'python' ? (bnd.module.endsWith('.') ? '' : '.') : '::';
       const sub = this.moduleFiles(rec, `${bnd.module}${sep}${bnd.imported}`);
       const f = sub?.[0];
       const target = f ? this.files.get(f) : undefined;
@@ -692,8 +696,9 @@ export class Resolver {
     const own = this.ownDef(rec, parts, prefer);
     if (own) return { ...own, confidence };
     // Python modules expose what they import; Rust's `pub use` too (the extractor records only pub uses there).
-    if ((rec.language === 'python' || rec.language === 'rust') && rec.bindings.has(head)) {
-      const b = this.lookupName(rec, parts, prefer, depth + 1);
+    const bnd = rec.bindings.get(head);
+    if ((rec.language === 'python' || rec.language === 'rust') && bnd) {
+      const b = this.throughBinding(rec, bnd, parts.slice(1), prefer, depth + 1);
       if (b) return b;
     }
     for (const r of rec.reexports) {

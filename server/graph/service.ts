@@ -7,6 +7,7 @@ import type { Config } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
+import { WORKER_LIMITS } from './pool.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 import { Walker, type WalkOptions } from './walk.ts';
 import { RepoWatcher } from './watcher.ts';
@@ -112,6 +113,7 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
     const w = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
       workerData: data,
       execArgv: [],
+      resourceLimits: WORKER_LIMITS,
     });
     w.on('message', (m: FromWorker) => {
       switch (m.type) {
@@ -185,7 +187,7 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
           );
         },
         (err: Error) => {
-          log.error({ err }, 'graph index failed');
+          if (!closed) log.error({ err }, 'graph index failed');
         },
       );
       if (options.watch !== false) {
@@ -194,9 +196,10 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
           config.repo,
           walker,
           (batch) => {
-            reindex(batch.full ? {} : { paths: batch.paths }).catch((err: Error) =>
-              log.warn({ err }, 'graph update failed'),
-            );
+            reindex(batch.full ? {} : { paths: batch.paths }).catch((err: Error) => {
+              // Passes cut short by close() are expected; anything else is worth a warning.
+              if (!closed) log.warn({ err }, 'graph update failed');
+            });
           },
           log,
           undefined,

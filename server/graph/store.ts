@@ -34,6 +34,7 @@ export class GraphStore {
       ),
       facts: p('SELECT facts FROM graph_files WHERE id = ?').pluck(),
       touch: p('UPDATE graph_files SET mtime_ms = ? WHERE id = ?'),
+      forgetHash: p("UPDATE graph_files SET hash = '', mtime_ms = 0 WHERE id = ?"),
       upsertFile: p(
         `INSERT INTO graph_files (path, language, hash, size, mtime_ms, duration_ms, error, generation, indexed_at, facts)
          VALUES (@path, @language, @hash, @size, @mtimeMs, @durationMs, @error, @generation, @indexedAt, @facts)
@@ -44,8 +45,8 @@ export class GraphStore {
       ).pluck(),
       insertNode: p(
         `INSERT INTO graph_nodes (uid, kind, label, qualified_name, file_path, start_line, end_line, language, signature, metadata, file_id)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`,
-      ).pluck(),
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
       updateNode: p(
         `UPDATE graph_nodes SET kind = ?, label = ?, qualified_name = ?, file_path = ?, start_line = ?, end_line = ?,
            language = ?, signature = ?, metadata = ?, file_id = ? WHERE id = ?`,
@@ -79,6 +80,11 @@ export class GraphStore {
       countEdges: p('SELECT count(*) FROM graph_edges').pluck(),
       deleteFolder: p("DELETE FROM graph_nodes WHERE uid = ? AND kind = 'folder'"),
     };
+  }
+
+  /** run() + lastInsertRowid: a RETURNING clause costs about as much again per row in better-sqlite3. */
+  private insertNode(...args: (string | number | null)[]): number {
+    return Number(this.s.insertNode.run(...args).lastInsertRowid);
   }
 
   transaction<T>(fn: () => T): T {
@@ -122,6 +128,10 @@ export class GraphStore {
 
   facts(fileId: number): string {
     return (this.s.facts.get(fileId) as string | undefined) ?? '{"refs":[],"bindings":[],"reexports":[]}';
+  }
+
+  forgetHash(id: number): void {
+    this.s.forgetHash.run(id);
   }
 
   touchFile(id: number, mtimeMs: number): void {
@@ -172,7 +182,7 @@ export class GraphStore {
       ] as const;
       if (existing !== undefined) this.s.updateNode.run(...args, existing);
       else {
-        const id = this.s.insertNode.get(n.uid, ...args) as number;
+        const id = this.insertNode(n.uid, ...args);
         this.ids.set(n.uid, id);
         this.s.insertFts.run(id, n.label, n.qualifiedName, splitWords(`${n.label} ${n.qualifiedName}`));
       }
@@ -219,7 +229,7 @@ export class GraphStore {
 
   ensureStub(stub: StubNode): void {
     if (this.ids.has(stub.uid)) return;
-    const id = this.s.insertNode.get(
+    const id = this.insertNode(
       stub.uid,
       stub.kind,
       stub.label,
@@ -231,7 +241,7 @@ export class GraphStore {
       null,
       null,
       null,
-    ) as number;
+    );
     this.ids.set(stub.uid, id);
     this.s.insertFts.run(
       id,
@@ -246,7 +256,7 @@ export class GraphStore {
     const uid = folderUid(dir);
     if (this.folders.has(uid)) return;
     const label = dir === '' ? '.' : dir.slice(dir.lastIndexOf('/') + 1);
-    const id = this.s.insertNode.get(
+    const id = this.insertNode(
       uid,
       'folder',
       label,
@@ -258,7 +268,7 @@ export class GraphStore {
       null,
       null,
       null,
-    ) as number;
+    );
     this.ids.set(uid, id);
     this.folders.add(uid);
     this.s.insertFts.run(id, label, dir, splitWords(dir));

@@ -30,6 +30,8 @@ interface Pending {
 let pending: Pending | undefined;
 let running = false;
 let closing = false;
+// Closing stops a pass between batches rather than waiting for a whole cold index to finish.
+const stop = new AbortController();
 
 async function drain(): Promise<void> {
   if (running) return;
@@ -43,6 +45,7 @@ async function drain(): Promise<void> {
         reload: job.reload,
         ...(job.full ? {} : { paths: [...job.paths] }),
         onProgress: (progress) => send({ type: 'progress', ids: job.ids, progress }),
+        signal: stop.signal,
       });
       send({ type: 'done', ids: job.ids, result });
     } catch (err) {
@@ -72,6 +75,7 @@ function finish(): void {
 port.on('message', (msg: ToWorker) => {
   if (msg.type === 'close') {
     closing = true;
+    stop.abort();
     if (!running) finish();
     return;
   }

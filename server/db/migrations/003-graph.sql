@@ -31,7 +31,8 @@ CREATE TABLE graph_nodes (
   metadata       TEXT,                       -- JSON object or null
   file_id        INTEGER REFERENCES graph_files(id) ON DELETE CASCADE
 ) STRICT;
-CREATE INDEX graph_nodes_kind ON graph_nodes(kind);
+-- No index on kind alone: a handful of values over the whole table, so a scan is as fast, and every
+-- index costs each of the tens of thousands of inserts of a cold pass.
 CREATE INDEX graph_nodes_file_path ON graph_nodes(file_path);
 CREATE INDEX graph_nodes_file_id ON graph_nodes(file_id);
 CREATE INDEX graph_nodes_label ON graph_nodes(label);

@@ -90,8 +90,23 @@ export function extractPython(path: string, text: string, tree: Tree): Extractio
       case 'import_from_statement': {
         const mod = n.childForFieldName('module_name')?.text;
         if (!mod) break;
-        b.ref({ type: 'imports', from: b.fileUid, name: '', module: mod, line: lineOf(n), col: colOf(n) });
         const names = n.childrenForFieldName('name');
+        if (/^\.+$/.test(mod) && names.length) {
+          // `from . import a, b`: the package's submodules a and b are what is imported.
+          for (const nm of names) {
+            const sub = nm?.type === 'aliased_import' ? nm.childForFieldName('name')?.text : nm?.text;
+            if (sub)
+              b.ref({
+                type: 'imports',
+                from: b.fileUid,
+                name: '',
+                module: `${mod}${sub}`,
+                line: lineOf(n),
+                col: colOf(n),
+              });
+          }
+        } else
+          b.ref({ type: 'imports', from: b.fileUid, name: '', module: mod, line: lineOf(n), col: colOf(n) });
         if (names.length === 0) {
           // `from m import *`: every name of m is in scope; resolution treats it as a re-export.
           b.facts.reexports.push({ module: mod, imported: '*', exported: '*' });

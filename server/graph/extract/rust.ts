@@ -47,7 +47,7 @@ export function extractRust(path: string, text: string, tree: Tree): Extraction 
     typeRefs(owner, n.childForFieldName('return_type'), 'returns_type');
   };
 
-  const useTree = (n: Node, prefix: string[], line: number, col: number) => {
+  const walkUseTree = (n: Node, prefix: string[], line: number, col: number) => {
     switch (n.type) {
       case 'scoped_identifier': {
         const path = n.childForFieldName('path');
@@ -73,11 +73,11 @@ export function extractRust(path: string, text: string, tree: Tree): Extraction 
         const p = n.childForFieldName('path');
         const list = n.childForFieldName('list');
         const base = [...prefix, ...(p ? p.text.split('::') : [])];
-        for (const c of list?.namedChildren ?? []) if (c) useTree(c, base, line, col);
+        for (const c of list?.namedChildren ?? []) if (c) walkUseTree(c, base, line, col);
         return;
       }
       case 'use_list':
-        for (const c of n.namedChildren) if (c) useTree(c, prefix, line, col);
+        for (const c of n.namedChildren) if (c) walkUseTree(c, prefix, line, col);
         return;
       case 'use_wildcard': {
         const p = n.namedChildren[0];
@@ -143,7 +143,7 @@ export function extractRust(path: string, text: string, tree: Tree): Extraction 
         }
       } else if (n.type === 'use_declaration' && !prefix) {
         const arg = n.childForFieldName('argument');
-        if (arg) useTree(arg, [], lineOf(n), colOf(n));
+        if (arg) walkUseTree(arg, [], lineOf(n), colOf(n));
       } else if (n.type === 'impl_item') {
         const type = baseType(n.childForFieldName('type'));
         if (!type) continue;

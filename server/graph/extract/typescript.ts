@@ -353,16 +353,19 @@ export function extractTypeScript(path: string, text: string, tree: Tree): Extra
   for (const c of root.namedChildren) if (c) statement(c, '', b.fileUid);
 
   // Locals typed by annotation or `new T()` anywhere in the file (`const c = new Calculator(); c.add()`).
-  for (const d of root.descendantsOfType('variable_declarator')) {
-    const nameNode = d?.childForFieldName('name');
+  // One walk of the tree for both (descendantsOfType costs a full traversal in WASM each time).
+  const found = root.descendantsOfType(['variable_declarator', 'call_expression', 'new_expression']);
+  for (const d of found) {
+    if (d?.type !== 'variable_declarator') continue;
+    const nameNode = d.childForFieldName('name');
     if (!d || nameNode?.type !== 'identifier' || d.parent?.parent?.type === 'program') continue;
     noteType(nameNode.text, simpleType(d.childForFieldName('type')) ?? newType(d.childForFieldName('value')));
   }
 
   // Calls and constructions, attributed to the innermost enclosing symbol (or the file).
   const scopeAt = b.scopeFinder();
-  for (const c of root.descendantsOfType(['call_expression', 'new_expression'])) {
-    if (!c) continue;
+  for (const c of found) {
+    if (!c || c.type === 'variable_declarator') continue;
     const scope = scopeAt(c.startIndex);
     const from = scope?.uid ?? b.fileUid;
     if (c.type === 'new_expression') {
@@ -395,7 +398,13 @@ export function extractTypeScript(path: string, text: string, tree: Tree): Extra
     const recv = dot > 0 ? name.slice(0, dot) : undefined;
     let recvType: string | undefined;
     if (recv?.startsWith('this.') && scope?.cls) recvType = varTypes.get(`${scope.cls}.${recv}`) ?? undefined;
-    else if (recv && !recv.includes('.')) recvType = varTypes.get(recv) ?? undefined;
+    else if (recv && recv !== '~' && !recv.includes('.')) recvType = varTypes.get(recv) ?? undefined;
+    else if (recv === '~' && fn.type === 'member_expression') {
+      // `new Builder(…).result()`: the receiver's type is the constructed class.
+      let obj = fn.childForFieldName('object');
+      while (obj?.type === 'parenthesized_expression') obj = obj.namedChildren[0] ?? null;
+      recvType = newType(obj);
+    }
     b.ref({
       ...ref,
       ...(scope?.cls ? { cls: scope.cls } : {}),

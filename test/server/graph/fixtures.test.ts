@@ -78,6 +78,7 @@ const EXPECTED: Record<string, { nodes: string[]; edges: string[] }> = {
       'file code:file:requirements.txt',
       'file code:file:tests/test_models.py',
       'function code:function:main.py::run',
+      'function code:function:pkg/__init__.py::shout',
       'function code:function:pkg/util.py::helper',
       'function code:function:tests/test_models.py::test_greet',
       'method code:method:pkg/models.py::Base.save',
@@ -97,6 +98,8 @@ const EXPECTED: Record<string, { nodes: string[]; edges: string[] }> = {
       'code:file:main.py contains code:function:main.py::run @6',
       'code:file:main.py calls code:function:main.py::run @12',
       'code:file:main.py constructs code:class:pkg/models.py::User @12',
+      'code:file:pkg/__init__.py imports code:file:pkg/util.py @1',
+      'code:file:pkg/__init__.py contains code:function:pkg/__init__.py::shout @4',
       'code:file:pkg/models.py imports code:file:pkg/util.py @1',
       'code:file:pkg/models.py contains code:class:pkg/models.py::Base @4',
       'code:file:pkg/models.py contains code:class:pkg/models.py::User @12',
@@ -109,6 +112,7 @@ const EXPECTED: Record<string, { nodes: string[]; edges: string[] }> = {
       'code:function:main.py::run calls code:method:pkg/models.py::Base.save @7',
       'code:function:main.py::run calls code:function:pkg/util.py::helper @8',
       'code:function:main.py::run calls code:external:requests::get @9',
+      'code:function:pkg/__init__.py::shout calls code:function:pkg/util.py::helper @5',
       'code:function:pkg/util.py::helper calls code:external:(unresolved)::upper @2',
       'code:function:tests/test_models.py::test_greet constructs code:class:pkg/models.py::User @5',
       'code:function:tests/test_models.py::test_greet calls code:external:(unresolved)::greet @5',
@@ -277,3 +281,46 @@ for (const [lang, expected] of Object.entries(EXPECTED)) {
     db.close();
   });
 }
+
+test('the other bundled languages give their files and top-level symbols', async () => {
+  const { mkdtempSync, rmSync, writeFileSync } = await import('node:fs');
+  const { tmpdir } = await import('node:os');
+  const { join } = await import('node:path');
+  const repo = mkdtempSync(join(tmpdir(), 'cos-graph-generic-'));
+  try {
+    writeFileSync(
+      join(repo, 'a.cs'),
+      'namespace App.Core {\n  public class Svc { public void Run() {} }\n  interface IRepo {}\n}\n',
+    );
+    writeFileSync(
+      join(repo, 'b.cpp'),
+      'namespace ns {\nclass Foo { int x; };\nint add(int a, int b) { return a + b; }\n}\n',
+    );
+    writeFileSync(join(repo, 'c.rb'), 'module M\n  class K\n    def run; end\n  end\nend\n');
+    writeFileSync(join(repo, 'd.php'), '<?php\nfunction f() {}\nclass C {}\n');
+    writeFileSync(join(repo, 'e.sh'), 'greet() { echo hi; }\n');
+    const db = openDatabase(':memory:');
+    const r = await new Indexer({ repo, db }).run({});
+    assert.equal(r.filesFailed, 0);
+    const uids = db
+      .prepare("SELECT uid FROM graph_nodes WHERE kind NOT IN ('folder', 'file') ORDER BY uid")
+      .pluck()
+      .all();
+    assert.deepEqual(uids, [
+      'code:class:a.cs::Svc',
+      'code:class:b.cpp::Foo',
+      'code:class:c.rb::K',
+      'code:class:d.php::C',
+      'code:function:b.cpp::add',
+      'code:function:d.php::f',
+      'code:function:e.sh::greet',
+      'code:interface:a.cs::IRepo',
+      'code:module:a.cs::App.Core',
+      'code:module:b.cpp::ns',
+      'code:module:c.rb::M',
+    ]);
+    db.close();
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

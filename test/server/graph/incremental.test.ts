@@ -2,7 +2,7 @@
 // file's symbols are replaced and the edges into them re-resolve, deleted and renamed files leave no
 // trace, and a file that does not parse is recorded while the rest is indexed.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -69,7 +69,7 @@ test('a renamed function: callers in other files re-resolve to a stub, and back 
       'code:method:src/lib/math.ts::Calculator.add calls 1',
     ]);
     const math = join(repo, 'src/lib/math.ts');
-    const original = (await import('node:fs')).readFileSync(math, 'utf8');
+    const original = readFileSync(math, 'utf8');
     writeFileSync(
       math,
       original.replaceAll('add(a: number', 'sum(a: number').replace('= add(this', '= sum(this'),
@@ -222,6 +222,132 @@ test('full-text search finds symbols by camelCase and snake_case words and by pr
     rmSync(join(repo, 'src/words.ts'));
     await indexer.run({});
     assert.deepEqual(search('header'), []);
+  } finally {
+    cleanup();
+  }
+});
+
+test('a new indexer on an existing database skips unchanged files and still re-resolves dependents', async () => {
+  const { repo, db, indexer, cleanup } = setup();
+  try {
+    const first = await indexer.run({});
+    // The hub restarted: a fresh indexer (the worker's) reads what the last one left.
+    const again = new Indexer({ repo, db });
+    const r = await again.run({});
+    assert.equal(r.filesChanged, 0);
+    assert.equal(r.edges, first.edges);
+    const math = join(repo, 'src/lib/math.ts');
+    writeFileSync(math, readFileSync(math, 'utf8').replace('export function add(', 'export function plus('));
+    await again.run({ paths: ['src/lib/math.ts'] });
+    assert.ok(
+      edgesTo(db, 'code:external:(unresolved)::add').includes('code:function:src/app.ts::main calls 0.2'),
+    );
+  } finally {
+    cleanup();
+  }
+});
+
+test('a pass stopped part-way leaves its files to be extracted and resolved by the next one', async () => {
+  const { repo, db, cleanup } = setup();
+  try {
+    const stop = new AbortController();
+    const indexer = new Indexer({ repo, db });
+    await assert.rejects(
+      indexer.run({
+        signal: stop.signal,
+        onProgress: (p) => {
+          if (p.phase === 'extract' && p.done > 0) stop.abort();
+        },
+      }),
+      { name: 'AbortError' },
+    );
+    const r = await indexer.run({});
+    assert.equal(r.filesChanged, 7);
+    const clean = setup();
+    try {
+      const expected = await clean.indexer.run({});
+      assert.equal(r.nodes, expected.nodes);
+      assert.equal(r.edges, expected.edges);
+    } finally {
+      clean.cleanup();
+    }
+  } finally {
+    cleanup();
+  }
+});
+
+test('after edits, a deletion, a rename and an addition, the incremental graph equals a fresh index', async () => {
+  const { repo, db, indexer, cleanup } = setup();
+  try {
+    await indexer.run({});
+    const math = join(repo, 'src/lib/math.ts');
+    writeFileSync(math, readFileSync(math, 'utf8').replace('reset(): void {', 'clear(): void {'));
+    rmSync(join(repo, 'src/lib/format.ts'));
+    renameSync(join(repo, 'src/app.ts'), join(repo, 'src/main.ts'));
+    writeFileSync(join(repo, 'src/lib/format.ts.bak'), 'not indexed');
+    writeFileSync(
+      join(repo, 'src/extra.ts'),
+      "import { main } from './main';\nexport const run = () => main();\n",
+    );
+    await indexer.run({});
+    const fresh = openDatabase(':memory:');
+    await new Indexer({ repo, db: fresh }).run({});
+    const edges = (d: Db) =>
+      (
+        d
+          .prepare(
+            `SELECT s.uid || ' ' || e.edge_type || ' ' || t.uid || ' @' || e.line || ':' || e.col || ' ' || e.confidence
+             FROM graph_edges e JOIN graph_nodes s ON s.id = e.source_id JOIN graph_nodes t ON t.id = e.target_id`,
+          )
+          .pluck()
+          .all() as string[]
+      ).sort();
+    const nodes = (d: Db) =>
+      (d.prepare('SELECT uid FROM graph_nodes ORDER BY uid').pluck().all() as string[]).sort();
+    assert.deepEqual(nodes(db), nodes(fresh));
+    assert.deepEqual(edges(db), edges(fresh));
+    fresh.close();
+  } finally {
+    cleanup();
+  }
+});
+
+test('Go: a function added to a package resolves the bare calls of its sibling files', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cos-graph-go-'));
+  const repo = join(dir, 'repo');
+  cpSync(fileURLToPath(new URL('../../fixtures/graph/go', import.meta.url)), repo, { recursive: true });
+  const db = openDatabase(join(dir, 'hub.db'));
+  try {
+    const indexer = new Indexer({ repo, db });
+    const store = join(repo, 'store/store.go');
+    writeFileSync(store, readFileSync(store, 'utf8').replace('\tformat(k)\n', '\tformat(k)\n\tlater(k)\n'));
+    await indexer.run({});
+    assert.ok(edgesTo(db, 'code:external:later').includes('code:method:store/store.go::Store.log calls 0.5'));
+    writeFileSync(join(repo, 'store/later.go'), 'package store\n\nfunc later(k string) {}\n');
+    await indexer.run({ paths: ['store/later.go'] });
+    assert.deepEqual(edgesTo(db, 'code:function:store/later.go::later'), [
+      'code:file:store/later.go contains 1',
+      'code:method:store/store.go::Store.log calls 1',
+    ]);
+  } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('paths outside the repository are ignored, and the root path means the whole repository', async () => {
+  const { repo, db, indexer, cleanup } = setup();
+  try {
+    await indexer.run({});
+    const r = await indexer.run({ paths: ['../../etc/passwd', '/etc/hosts', 'src/../../outside.ts'] });
+    assert.equal(r.filesSeen, 0);
+    assert.equal(
+      db.prepare("SELECT count(*) FROM graph_files WHERE path LIKE '..%' OR path LIKE '/%'").pluck().get(),
+      0,
+    );
+    rmSync(join(repo, 'src/app.test.ts'));
+    const root = await indexer.run({ paths: ['.'] });
+    assert.equal(root.filesDeleted, 1);
   } finally {
     cleanup();
   }

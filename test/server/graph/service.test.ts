@@ -12,6 +12,9 @@ import { loadConfig } from '../../../server/config.ts';
 import { openDatabase } from '../../../server/db/open.ts';
 import { EventBus, type HubEvent } from '../../../server/events/bus.ts';
 import { createGraphService } from '../../../server/graph/service.ts';
+import { graphReindexTool } from '../../../server/graph/tools.ts';
+import { ModuleState } from '../../../server/modules.ts';
+import type { HubServices, ProgressReport, ToolContext } from '../../../server/tools/context.ts';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/graph/ts', import.meta.url));
 
@@ -88,6 +91,45 @@ test('a closed service refuses new passes instead of hanging', async () => {
     await graph.close();
     await assert.rejects(graph.reindex(), /closed/);
   } finally {
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('cos_graph_reindex runs a pass through the service and reports progress and freshness', async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cos-graph-tool-'));
+  const repo = join(dir, 'repo');
+  cpSync(FIXTURE, repo, { recursive: true });
+  const dbPath = join(dir, 'hub.db');
+  const db = openDatabase(dbPath);
+  const config = loadConfig({ COS_REPO: repo, COS_STATE_DIR: join(dir, 'state') });
+  const logger = pino({ level: 'silent' });
+  const events = new EventBus();
+  const graph = createGraphService({ config, db, dbPath, events, logger, watch: false });
+  const reports: ProgressReport[] = [];
+  const ctx: ToolContext = {
+    config,
+    db,
+    logger,
+    events,
+    modules: ModuleState.forStateDir(join(dir, 'state')),
+    services: { graph } as HubServices,
+    caller: { transport: 'internal' },
+    signal: new AbortController().signal,
+    progress: (r) => reports.push(r),
+  };
+  try {
+    const first = await graphReindexTool.handler(ctx, {});
+    assert.equal(first.files_changed, 7);
+    assert.equal(first.freshness.generation, first.generation);
+    assert.equal(first.freshness.indexing, false);
+    assert.ok(reports.some((r) => r.message === 'extract' && r.total === 7));
+    const second = await graphReindexTool.handler(ctx, { paths: ['src/app.ts'] });
+    assert.equal(second.files_changed, 0);
+    const forced = await graphReindexTool.handler(ctx, { force: true });
+    assert.equal(forced.files_changed, 7);
+  } finally {
+    await graph.close();
     db.close();
     rmSync(dir, { recursive: true, force: true });
   }
