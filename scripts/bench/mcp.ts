@@ -3,6 +3,7 @@
 // The server runs in a child process; this process is the load generator (both share the 2 cores).
 // BENCH_SECONDS (default 5) sets the length of each measurement.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fmt, summarize, table } from './lib.ts';
@@ -106,6 +107,47 @@ async function load(concurrency: number, once: () => Promise<number>, seconds = 
   return { rps: latencies.length / elapsed, bytes, cpuPerCall, ...summarize(latencies) };
 }
 
+// Debian's wrk, when installed, is the load generator: a C client costs the two cores far less than a
+// Node one, so the figures say more about the hub. Without it the Node client above is used.
+const WRK = ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((p) => existsSync(p));
+
+function parseWrk(text: string, seconds: number) {
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? Number.NaN);
+  const ms = (label: string) => {
+    const m = new RegExp(`\\s${label}%\\s+([\\d.]+)(us|ms|s)`).exec(text);
+    if (!m) return Number.NaN;
+    const v = Number(m[1]);
+    return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+  };
+  const total = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
+  return { rps, p50: ms('50'), p99: ms('99'), n: total || Math.round(rps * seconds) };
+}
+
+async function wrkLoad(
+  port: number,
+  path: string,
+  concurrency: number,
+  seconds: number,
+  script?: string,
+  args: string[] = [],
+) {
+  const cpu0 = await serverCpuMicros();
+  const out = await new Promise<string>((resolve, reject) => {
+    const argv = ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency'];
+    if (script) argv.push('-s', script);
+    argv.push(`http://127.0.0.1:${port}${path}`);
+    if (args.length) argv.push('--', ...args);
+    const child = spawn(WRK!, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout!.on('data', (c) => (text += c));
+    child.on('error', reject);
+    child.on('exit', () => resolve(text));
+  });
+  const r = parseWrk(out, seconds);
+  const cpuPerCall = ((await serverCpuMicros()) - cpu0) / r.n;
+  return { rps: r.rps, p50: r.p50, p99: r.p99, cpuPerCall, bytes: 0 };
+}
+
 interface Server {
   child: ReturnType<typeof spawn>;
   hub: number;
@@ -130,6 +172,24 @@ async function startServer(recordCalls: boolean): Promise<Server> {
 async function measureMcp(server: Server, concurrency: number, seconds = SECONDS) {
   serverPort = server.bare;
   const sessions = await Promise.all(Array.from({ length: concurrency }, () => openSession(server.hub)));
+  if (WRK) {
+    const probe = await post(
+      server.hub,
+      '/mcp',
+      { ...MCP_HEADERS, 'mcp-session-id': sessions[0]! },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'tools/call',
+        params: { name: 'cos_bench_rows', arguments: {} },
+      }),
+    );
+    const script = new URL('./mcp-call.lua', import.meta.url).pathname;
+    return {
+      ...(await wrkLoad(server.hub, '/mcp', concurrency, seconds, script, sessions)),
+      bytes: probe.text.length,
+    };
+  }
   let n = 0;
   return load(
     concurrency,
@@ -167,7 +227,9 @@ try {
   }
   for (const concurrency of [1, 8, 32]) {
     serverPort = recording.bare;
-    const bare = await load(concurrency, async () => (await get(recording.bare, '/rows')).length);
+    const bare = WRK
+      ? await wrkLoad(recording.bare, '/rows', concurrency, SECONDS)
+      : await load(concurrency, async () => (await get(recording.bare, '/rows')).length);
     const mcp = await measureMcp(recording, concurrency);
     rows.push([
       concurrency,
@@ -201,7 +263,9 @@ try {
   notRecording.child.kill('SIGTERM');
   agent.destroy();
 }
-console.log(`bench:mcp — ${SECONDS}s per cell, Node ${process.version}, servers in child processes\n`);
+console.log(
+  `bench:mcp — ${SECONDS}s per cell, Node ${process.version}, servers in child processes, load from ${WRK ? 'wrk (one thread)' : 'a Node client'}\n`,
+);
 console.log(
   table(
     [
