@@ -1,9 +1,10 @@
-// cos_graph_reindex: the indexer's own tool (issue 5). The query tools of issue 6 live in tools/graph/.
-// Register with the catalog once the graph service is in createServices().
+// cos_graph_reindex: the indexer's own tool (issue 5). The query tools of issue 6 live in tools/graph/,
+// whose index registers this one with them.
 import { Type } from '@sinclair/typebox';
+import type { HubServices } from '../tools/context.ts';
 import { defineTool } from '../tools/define.ts';
 import { ToolError } from '../tools/errors.ts';
-import { repoPath } from './indexer.ts';
+import { type IndexProgress, repoPath } from './indexer.ts';
 
 export const FreshnessSchema = Type.Object({
   generation: Type.Integer({ description: 'Graph generation: +1 per completed index pass' }),
@@ -54,15 +55,35 @@ export const graphReindexTool = defineTool({
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
   http: { method: 'POST', path: '/api/graph/reindex' },
   handler: async (ctx, input) => {
-    const graph = ctx.services.graph;
+    // A hub built without services (some tests, tools-only tooling) has no indexer to ask.
+    const graph = (ctx.services as Partial<HubServices>).graph;
+    if (!graph) throw new ToolError('unavailable', 'the graph indexer is not running in this hub');
     const outside = input.paths?.find((p) => repoPath(p) === undefined);
     if (outside !== undefined) {
       throw new ToolError('validation', `paths must stay inside the repository; "${outside}" does not`);
     }
+    // MCP progress may only increase, but each phase counts from zero: a phase counts on from where the
+    // previous one ended, and a report that would not move forward is dropped.
+    let base = 0;
+    let phase = '';
+    let phaseTotal = 0;
+    let last = -1;
+    const progress = (p: IndexProgress) => {
+      if (p.phase === 'done') return;
+      if (p.phase !== phase) {
+        base += phaseTotal;
+        phase = p.phase;
+      }
+      phaseTotal = p.total;
+      const value = base + p.done;
+      if (value <= last) return;
+      last = value;
+      ctx.progress({ progress: value, ...(p.total > 0 ? { total: base + p.total } : {}), message: p.phase });
+    };
     const r = await graph.reindex({
       ...(input.force ? { force: true } : {}),
       ...(input.paths ? { paths: input.paths } : {}),
-      onProgress: (p) => ctx.progress({ progress: p.done, total: p.total, message: p.phase }),
+      onProgress: (p) => progress(p),
     });
     return {
       generation: r.generation,

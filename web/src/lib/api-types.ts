@@ -616,7 +616,7 @@ export interface paths {
         put?: never;
         /**
          * Re-index the code graph
-         * @description Brings the code graph up to date now: changed, new and deleted files (or only `paths`), or every file with force: true. Reports progress notifications while it runs (the live stream gets index-progress events) and answers with the pass figures. The hub also indexes on its own as files change.
+         * @description Brings the code graph up to date with the working tree (only changed files unless force) and answers with what the pass did. Progress is reported while it runs. The hub indexes on start and on every saved file anyway; call this after a large checkout or to force a full re-extraction.
          */
         post: operations["graphReindex"];
         delete?: never;
@@ -5059,9 +5059,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description re-extract every file even if unchanged (default false) */
+                    /** @description Re-extract every file even when its content hash is unchanged */
                     force?: boolean;
-                    /** @description repo-relative files or folders only (default: the whole repository) */
+                    /** @description Repository-relative files or directories to refresh; omit for the whole repository */
                     paths?: string[];
                 };
             };
@@ -5077,13 +5077,24 @@ export interface operations {
                         data: {
                             generation: number;
                             files_seen: number;
+                            /** @description Files (re-)extracted in this pass */
                             files_changed: number;
                             files_deleted: number;
+                            /** @description Files recorded with a parse error (what parsed is kept) */
                             files_failed: number;
+                            /** @description Files whose edges were re-resolved */
                             files_resolved: number;
                             nodes: number;
                             edges: number;
                             duration_ms: number;
+                            freshness: {
+                                /** @description Graph generation: +1 per completed index pass */
+                                generation: number;
+                                last_indexed_at: string | null;
+                                /** @description Files seen changed but not yet in the graph */
+                                files_pending: number;
+                                indexing: boolean;
+                            };
                         };
                         meta: components["schemas"]["Meta"];
                     };

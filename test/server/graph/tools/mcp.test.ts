@@ -100,12 +100,8 @@ describe('over MCP', () => {
     assert.equal(env.data.files_changed, 7);
     assert.ok(env.data.generation >= 2);
     assert.ok(seen.length >= 2, `progress notifications: ${seen.join(',')}`);
-    assert.deepEqual(
-      seen,
-      [...seen].sort((a, b) => a - b),
-      'progress only moves forward',
-    );
-    assert.equal(seen.at(-1), 1000);
+    for (let i = 1; i < seen.length; i++)
+      assert.ok(seen[i]! > seen[i - 1]!, `progress only increases: ${seen.join(',')}`);
   });
 
   test('doctor on the real graph is healthy', async () => {
