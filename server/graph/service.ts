@@ -239,7 +239,10 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
       // terminate() can stall too (a thread still loading its modules): after that, give up waiting
       // and unref the thread, so neither close() nor the process can hang on it.
       let giveUp: NodeJS.Timeout | undefined;
-      await Promise.race([exited, new Promise<void>((resolve) => (giveUp = setTimeout(resolve, 10_000)))]);
+      const gaveUp = new Promise<void>((resolve) => {
+        giveUp = setTimeout(resolve, 10_000);
+      });
+      await Promise.race([exited, gaveUp]);
       clearTimeout(timeout);
       clearTimeout(giveUp);
       w.unref();
