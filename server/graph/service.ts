@@ -236,8 +236,16 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
       w.postMessage({ type: 'close' } satisfies ToWorker);
       // A pass in progress finishes its current batch; don't wait on a stuck worker forever.
       const timeout = setTimeout(() => void w.terminate(), 5000);
-      await exited;
+      // terminate() can stall too (a thread still loading its modules): after that, give up waiting
+      // and unref the thread, so neither close() nor the process can hang on it.
+      let giveUp: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<void>((resolve) => {
+        giveUp = setTimeout(resolve, 10_000);
+      });
+      await Promise.race([exited, gaveUp]);
       clearTimeout(timeout);
+      clearTimeout(giveUp);
+      w.unref();
     },
   };
 }

@@ -341,7 +341,7 @@ describe('similar and rename_plan', () => {
     });
     assert.deepEqual(
       data.call_sites.map((s: Item) => `${s.file_path}:${s.line}:${s.column}`),
-      ['main.py:8:7', 'pkg/models.py:17:16'],
+      ['main.py:8:7', 'pkg/__init__.py:5:17', 'pkg/models.py:17:16'],
     );
     const greet = await py.data('cos_graph_rename_plan', { node: 'User.greet', new_name: 'hello' });
     assert.equal(greet.risk, 'high');
