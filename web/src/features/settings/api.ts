@@ -1,0 +1,5 @@
+import { api, call } from '../../lib/api.ts';
+
+export function getHealth(signal: AbortSignal) {
+  return call(api.GET('/api/health', { signal }));
+}

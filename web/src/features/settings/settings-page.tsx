@@ -1,0 +1,16 @@
+import { Page } from '../../components/page.tsx';
+import { ConnectPanel } from './connect-panel.tsx';
+import { HealthPanel } from './health-panel.tsx';
+import { ModulesPanel } from './modules-panel.tsx';
+
+export default function SettingsPage() {
+  return (
+    <Page title="Health & Settings">
+      <div className="grid">
+        <HealthPanel />
+        <ConnectPanel />
+        <ModulesPanel />
+      </div>
+    </Page>
+  );
+}
