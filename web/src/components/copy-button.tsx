@@ -1,7 +1,7 @@
 import { useState } from 'react';
 
 /** Copies text and says so in words (not only a colour change), for screen readers too. */
-export function CopyButton({ text, label = 'Copy' }: { text: string; label?: string }) {
+export function CopyButton({ text, label = 'Copy', name }: { text: string; label?: string; name?: string }) {
   const [state, setState] = useState<'idle' | 'copied' | 'failed'>('idle');
   const copy = async () => {
     try {
@@ -14,7 +14,13 @@ export function CopyButton({ text, label = 'Copy' }: { text: string; label?: str
     setTimeout(() => setState('idle'), 2000);
   };
   return (
-    <button type="button" className="copy" onClick={copy} aria-live="polite">
+    <button
+      type="button"
+      className="copy"
+      onClick={copy}
+      aria-live="polite"
+      aria-label={state === 'idle' && name ? `${label} ${name}` : undefined}
+    >
       {state === 'copied' ? '✓ Copied' : state === 'failed' ? 'Select and copy it' : label}
     </button>
   );

@@ -70,7 +70,7 @@ export function ModuleDisabledNotice({ module, detail }: { module: ModuleId; det
     <div className="notice notice-warning" role="alert" data-module-disabled={module}>
       <p>
         <span className="notice-icon" aria-hidden="true">
-          ⏻
+          ⚠
         </span>{' '}
         <strong>The “{module}” module is turned off for this project.</strong> Its tools answer
         <code> module_disabled</code> until it is enabled (here, or with{' '}

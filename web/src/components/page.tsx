@@ -1,8 +1,11 @@
 import { type ReactNode, useEffect, useRef } from 'react';
 
+// The first page of a visit keeps the browser's own focus order (so Tab reaches the skip link first).
+let firstPage = true;
+
 /**
- * A page's frame: its heading takes focus when the page opens, so keyboard and screen-reader users
- * land at the new content rather than at the top of the document.
+ * A page's frame: after an in-app navigation its heading takes focus, so keyboard and screen-reader
+ * users land at the new content rather than on the link they followed.
  */
 export function Page({
   title,
@@ -16,7 +19,8 @@ export function Page({
   const heading = useRef<HTMLHeadingElement>(null);
   useEffect(() => {
     document.title = `${title} · cos hub`;
-    heading.current?.focus({ preventScroll: true });
+    if (firstPage) firstPage = false;
+    else heading.current?.focus({ preventScroll: true });
   }, [title]);
   return (
     <section className="page" aria-labelledby="page-title">

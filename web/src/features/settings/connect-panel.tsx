@@ -5,7 +5,7 @@ function Snippet({ label, text }: { label: string; text: string }) {
     <div className="snippet">
       <div className="snippet-header">
         <span>{label}</span>
-        <CopyButton text={text} label={`Copy ${label}`} />
+        <CopyButton text={text} name={label} />
       </div>
       <pre>
         <code>{text}</code>
