@@ -70,10 +70,11 @@ export const RETRYABLE_DEFAULTS: Readonly<Record<ErrorCategory, boolean>> = Obje
 });
 
 /**
- * Categories that only the HTTP edge emits (401 before any tool runs). `fail()` never produces them, but
- * ErrorBodySchema accepts them so one error schema describes every REST error response.
+ * Categories only the HTTP edge emits, before any tool runs: a missing or wrong bearer token (401) and a
+ * refused burst (429). `fail()` never produces them, but ErrorBodySchema accepts them so one error schema
+ * describes every REST error response.
  */
-export const HTTP_ONLY_ERROR_CATEGORIES = ['unauthorized'] as const;
+export const HTTP_ONLY_ERROR_CATEGORIES = ['unauthorized', 'rate_limited'] as const;
 export type HttpOnlyErrorCategory = (typeof HTTP_ONLY_ERROR_CATEGORIES)[number];
 
 /** Which retrieval layer answered; `kernel` is the hub's own always-on module (health, settings, modules). */

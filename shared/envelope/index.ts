@@ -30,7 +30,7 @@ export {
   MetaSchema,
   okEnvelopeSchema,
 } from './schemas.ts';
-export type { OkOptions } from './trim.ts';
+export type { CallerMeta, OkOptions } from './trim.ts';
 
 export interface TrimRange {
   from: number;
@@ -52,16 +52,10 @@ export interface Meta {
   [key: string]: unknown;
 }
 
-/** What a caller may put in meta; the computed keys are accepted in the type but always discarded. */
-export type CallerMeta = { layer?: Layer; next_cursor?: string | null; next_offset?: number | null } & Record<
-  string,
-  unknown
->;
-
 /** Object payloads gain `meta`; lists, scalars and null pass through unchanged. */
 export type OkData<T> = T extends readonly unknown[]
   ? T
-  : T extends Record<string, unknown>
+  : T extends object
     ? Omit<T, 'meta'> & { meta: Meta }
     : T;
 

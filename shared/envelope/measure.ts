@@ -1,6 +1,6 @@
-// Sizes of the pieces the trim ladder can cut, each measured once and on demand. The envelope's size at
-// any cut is then the size of a skeleton (the envelope with those pieces emptied, serialised once) plus
-// prefix sums of the pieces: no probe ever serialises the body again.
+// Sizes of the pieces the trim ladder can cut, measured on demand and only as far as needed. The
+// envelope's size at any cut is the size of a skeleton (the envelope with those pieces emptied, serialised
+// once) plus prefix sums of the pieces: no probe ever serialises the body again.
 import { countChars, settleTokens } from './budget.ts';
 import { TRUNCATION_SUFFIX } from './constants.ts';
 
@@ -36,7 +36,7 @@ export interface TrimStats {
   serialisations: number;
   /** Characters those calls produced, to compare with the payload's own size. */
   serialisedChars: number;
-  /** List items serialised one by one to size them (each at most once). */
+  /** List items serialised to size them: once in a chunk, once more only in a chunk a probe cut through. */
   itemsMeasured: number;
   itemChars: number;
   /** Times the final check disagreed with the model (always 0 unless the model has a bug). */
@@ -63,52 +63,87 @@ export function serialise(value: unknown, stats: TrimStats): string {
   return text;
 }
 
-/** A list whose items are serialised lazily, front to back, each at most once. */
+/** Items serialised per JSON.stringify call: amortises the per-call cost, still cheap to redo in part. */
+const CHUNK = 64;
+
+/**
+ * A list whose items are sized lazily, front to back (or in a given order). Items are serialised in chunks
+ * of CHUNK with one JSON.stringify call each; only a chunk where a probe actually cuts is serialised again,
+ * item by item. `addCost(k)` is the cost of the first k items in that order with the commas between them.
+ */
 export class MeasuredList {
   readonly items: readonly unknown[];
-  // Prefix sums: cumulative cost of the first k items (separating commas excluded).
-  private readonly prefixA: number[] = [0];
-  private readonly prefixN: number[] = [0];
+  private readonly order: ArrayLike<number> | undefined;
+  // Prefix sums at chunk boundaries: cost of the first c·CHUNK items (commas between them excluded).
+  private readonly chunkA: number[] = [0];
+  private readonly chunkN: number[] = [0];
+  // Per-item prefix sums inside the chunks a probe cut through.
+  private readonly inner = new Map<number, { a: number[]; n: number[] }>();
   private readonly stats: TrimStats;
 
-  constructor(items: readonly unknown[], stats: TrimStats) {
+  constructor(items: readonly unknown[], stats: TrimStats, order?: ArrayLike<number>) {
     this.items = items;
     this.stats = stats;
+    this.order = order;
   }
 
   get length(): number {
     return this.items.length;
   }
 
-  get measured(): number {
-    return this.prefixA.length - 1;
+  private item(position: number): unknown {
+    return this.items[this.order === undefined ? position : this.order[position]!];
   }
 
+  /** Makes every `addCost(k)` with k ≤ count answerable. */
   measureTo(count: number): void {
     const target = Math.min(count, this.items.length);
-    for (let i = this.measured; i < target; i++) {
-      // Inside an array, JSON writes undefined, functions and symbols as null.
-      const text = JSON.stringify(this.items[i]) ?? 'null';
+    for (let c = this.chunkA.length - 1; c * CHUNK < target; c++) {
+      const start = c * CHUNK;
+      const end = Math.min(start + CHUNK, this.items.length);
+      const chunk = this.order === undefined ? this.items.slice(start, end) : [];
+      if (this.order !== undefined) for (let i = start; i < end; i++) chunk.push(this.item(i));
+      const text = JSON.stringify(chunk);
       const { ascii, nonAscii } = countChars(text);
-      this.stats.itemsMeasured++;
+      this.stats.itemsMeasured += end - start;
       this.stats.itemChars += text.length;
-      this.prefixA.push(this.prefixA[i]! + ascii);
-      this.prefixN.push(this.prefixN[i]! + nonAscii);
+      // Brackets and separating commas are ASCII: what remains is the items' own text.
+      this.chunkA.push(this.chunkA[c]! + ascii - 2 - (end - start - 1));
+      this.chunkN.push(this.chunkN[c]! + nonAscii);
     }
   }
 
-  /** Cost of the first `count` items with their commas; `count` must already be measured. */
-  cost(count: number): Cost {
-    const k = Math.min(count, this.items.length);
-    return { a: this.prefixA[k]! + Math.max(k - 1, 0), n: this.prefixN[k]! };
+  private innerPrefix(c: number): { a: number[]; n: number[] } {
+    let prefix = this.inner.get(c);
+    if (prefix !== undefined) return prefix;
+    prefix = { a: [0], n: [0] };
+    const start = c * CHUNK;
+    const end = Math.min(start + CHUNK, this.items.length);
+    for (let i = start; i < end; i++) {
+      // Inside an array, JSON writes undefined, functions and symbols as null.
+      const text = JSON.stringify(this.item(i)) ?? 'null';
+      const { ascii, nonAscii } = countChars(text);
+      this.stats.itemsMeasured++;
+      this.stats.itemChars += text.length;
+      prefix.a.push(prefix.a[i - start]! + ascii);
+      prefix.n.push(prefix.n[i - start]! + nonAscii);
+    }
+    this.inner.set(c, prefix);
+    return prefix;
   }
 
-  /** Cost of one item (already measured). */
-  itemCost(index: number): Cost {
-    return {
-      a: this.prefixA[index + 1]! - this.prefixA[index]!,
-      n: this.prefixN[index + 1]! - this.prefixN[index]!,
-    };
+  /** Adds the cost of the first `count` items with their commas; `count` must already be measured. */
+  addCost(count: number, into: Cost): void {
+    const k = Math.min(count, this.items.length);
+    const c = Math.floor(k / CHUNK);
+    const rest = k - c * CHUNK;
+    into.a += this.chunkA[c]! + Math.max(k - 1, 0);
+    into.n += this.chunkN[c]!;
+    if (rest > 0) {
+      const prefix = this.innerPrefix(c);
+      into.a += prefix.a[rest]!;
+      into.n += prefix.n[rest]!;
+    }
   }
 }
 
@@ -124,32 +159,44 @@ function isLowSurrogate(code: number): boolean {
 }
 
 /**
- * A long string the safety net may cut. Costs exclude the quotes (the skeleton keeps `""`). A string of
- * plain ASCII without characters JSON escapes costs its length; others are scanned once, lazily, as far as
- * a probe needs.
+ * A long string the safety net may cut. Costs exclude the quotes (the skeleton keeps `""`). Only the
+ * prefix a probe needs is ever looked at: its leading run of plain ASCII (nothing JSON escapes) costs its
+ * length and is found by a native regex search; from the first other character on, characters are priced
+ * one by one into prefix sums.
  */
 export class MeasuredString {
   readonly value: string;
-  private readonly plain: boolean;
-  private readonly prefixA: number[] = [0];
-  private readonly prefixN: number[] = [0];
+  /** Characters examined so far. */
+  private examined = 0;
+  /** Length of the leading plain run, once its end is found (until then every examined char is plain). */
+  private plainRun = -1;
+  // Prefix sums past the plain run: relA[i] is the cost of value[plainRun, plainRun + i).
+  private readonly relA: number[] = [0];
+  private readonly relN: number[] = [0];
 
   constructor(value: string) {
     this.value = value;
-    this.plain = !NEEDS_SCAN.test(value);
   }
 
   get length(): number {
     return this.value.length;
   }
 
-  /** Scan far enough to price every cap up to `cap` characters. */
+  /** Examine far enough to price every cap up to `cap` characters. */
   measureTo(cap: number): void {
-    if (this.plain) return;
     const s = this.value;
     const target = Math.min(cap, s.length);
-    let i = this.prefixA.length - 1;
-    while (i < target) {
+    if (this.examined >= target) return;
+    if (this.plainRun < 0) {
+      const hit = s.slice(this.examined, target).search(NEEDS_SCAN);
+      if (hit < 0) {
+        this.examined = target;
+        return;
+      }
+      this.plainRun = this.examined + hit;
+      this.examined = this.plainRun;
+    }
+    for (let i = this.examined; i < target; i++) {
       const code = s.charCodeAt(i);
       let a = 0;
       let n = 0;
@@ -167,10 +214,11 @@ export class MeasuredString {
       } else {
         n = 1;
       }
-      this.prefixA.push(this.prefixA[i]! + a);
-      this.prefixN.push(this.prefixN[i]! + n);
-      i++;
+      const k = i - this.plainRun;
+      this.relA.push(this.relA[k]! + a);
+      this.relN.push(this.relN[k]! + n);
     }
+    this.examined = target;
   }
 
   /** Where a cut keeping at most `keep` characters falls: never between the halves of a surrogate pair. */
@@ -187,16 +235,25 @@ export class MeasuredString {
     return keep;
   }
 
-  private prefixCost(end: number): Cost {
-    if (this.plain) return { a: end, n: 0 };
-    return { a: this.prefixA[end]!, n: this.prefixN[end]! };
+  private addPrefix(end: number, into: Cost): void {
+    if (this.plainRun < 0 || end <= this.plainRun) {
+      into.a += end;
+      return;
+    }
+    const k = end - this.plainRun;
+    into.a += this.plainRun + this.relA[k]!;
+    into.n += this.relN[k]!;
   }
 
-  /** Cost of the string once capped at `cap` characters (suffix included); `cap` ≥ the suffix length. */
-  cost(cap: number): Cost {
-    if (this.value.length <= cap) return this.prefixCost(this.value.length);
-    const prefix = this.prefixCost(this.cutIndex(cap - TRUNCATION_SUFFIX.length));
-    return { a: prefix.a + SUFFIX_COST.a, n: prefix.n + SUFFIX_COST.n };
+  /** Adds the cost of the string capped at `cap` characters (suffix included); `cap` ≥ the suffix length. */
+  addCost(cap: number, into: Cost): void {
+    if (this.value.length <= cap) {
+      this.addPrefix(this.value.length, into);
+      return;
+    }
+    this.addPrefix(this.cutIndex(cap - TRUNCATION_SUFFIX.length), into);
+    into.a += SUFFIX_COST.a;
+    into.n += SUFFIX_COST.n;
   }
 
   cut(cap: number): string {

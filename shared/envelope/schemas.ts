@@ -55,7 +55,10 @@ export const ErrorBodySchema = Type.Object(
   {
     category: Type.Union(
       [...ERROR_CATEGORIES, ...HTTP_ONLY_ERROR_CATEGORIES].map((category) => Type.Literal(category)),
-      { description: '`unauthorized` is emitted only by the HTTP edge (401), never by a tool.' },
+      {
+        description:
+          '`unauthorized` (401) and `rate_limited` (429) come only from the HTTP edge, never a tool.',
+      },
     ),
     retryable: Type.Boolean(),
     message: Type.String(),

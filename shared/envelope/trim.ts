@@ -1,23 +1,35 @@
 // ok() and the budget: the meta rules, the trim ladder and the final token estimate.
 //
-// Ladder (each rung runs only while the envelope is still over budget; meta is never trimmed):
-//   0. graph    a body with both `nodes` and `edges` lists: budget 5,000,000 and a coherent cut, keeping the
-//               top-K nodes by incident degree and only the edges between kept nodes.
-//   1. lists    top-level TRIMMABLE_LIST_KEYS lists.
-//   2. buckets  top-level dict-of-lists (`edges_by_type` and any other object whose values include lists):
-//               every list value is a bucket.
-//   3. members  lists held by the objects of a top-level list (`processes[3].steps`).
-//   4. strings  every string of 200 characters or more anywhere in the body, cut to a prefix ending
-//               `…[truncated]`.
-// Within rungs 1–4 every piece is capped at one common length, the largest that makes the envelope fit
-// (max-min fair: short lists stay whole, long ones are cut to the same length, and each keeps a prefix).
-// A rung that cannot make the envelope fit applies its smallest cap and hands over to the next rung.
+// Only object payloads are trimmed (a list or scalar payload has no meta to announce a cut in). Each rung
+// runs only while the envelope is still over budget; meta itself is never trimmed.
+//   0. graph    a body whose `nodes` and `edges` are both lists: budget 5,000,000 for every rung, and first a
+//               coherent cut keeping the top-K nodes by incident degree (ties: original order) and exactly
+//               the edges whose two ends are kept, both in original order. Node id: `id` ?? `uid`; edge ends:
+//               `source`/`target`, `source_id`/`target_id` or `from`/`to`. Markers: truncated_subgraph,
+//               truncated_nodes_from/_to, truncated_edges_from/_to.
+//   1. lists    top-level lists under TRIMMABLE_LIST_KEYS (nodes/edges excepted in the graph tier).
+//               Markers: truncated_<key>_from/_to. A top-level `count` equal to the original length of
+//               the first such list (in TRIMMABLE_LIST_KEYS order) follows it; `total_count` never does.
+//   2. buckets  every list value of a top-level plain object (`edges_by_type`, `by_file`, …). Marker:
+//               truncated_<key>: {bucket: {from, to}}. Keys ending _from/_to, and subgraph/string_fields/
+//               members, are skipped: their marker would collide with another.
+//   3. members  every list value of the plain objects held by a top-level list (any key). Marker:
+//               truncated_members: {"processes[3].steps": {from, to}}.
+//   4. strings  every string of 200+ characters at any depth (plain objects and lists), cut to a prefix
+//               ending `…[truncated]` (never between a surrogate pair). Marker: truncated_string_fields,
+//               the cut strings' paths in JSON order.
+// Within rungs 1–4 every piece is capped at one common length (items, or characters for strings), the
+// largest that makes the envelope fit: short pieces stay whole, long ones keep a prefix of the same
+// length. A rung that cannot make the envelope fit applies its smallest cap and hands over to the next;
+// if the last one cannot either, meta says envelope_unshrinkable. Paths are JavaScript accessors.
 //
-// Cost: the skeleton of a rung (the envelope with that rung's pieces emptied) is serialised once; pieces
-// are measured front to back, once each, only as far as a probe needs; every probe is arithmetic.
+// Cost: a rung serialises its skeleton (the envelope with that rung's pieces emptied) once, and sizes the
+// pieces front to back only as far as a probe needs (lists in chunks, strings by their plain-ASCII run),
+// so every probe is arithmetic on prefix sums and the body is never serialised again per probe.
 import { digitsOf, settleTokens } from './budget.ts';
 import {
   GRAPH_SUBGRAPH_BUDGET_CHARS,
+  type Layer,
   SCALAR_TRIM_FLOOR_CHARS,
   TOKEN_BUDGET_CHARS,
   TRIMMABLE_LIST_KEYS,
@@ -38,9 +50,17 @@ import {
 
 export type { TrimStats } from './measure.ts';
 
+/** What a caller may put in meta. Keys only ok() may set are accepted by the type but always discarded. */
+export type CallerMeta = {
+  layer?: Layer;
+  /** How to fetch what a cut left out: a tool turns the trim markers into one of these. */
+  next_cursor?: string | null;
+  next_offset?: number | null;
+} & Record<string, unknown>;
+
 export interface OkOptions {
-  /** Caller keys for data.meta (`layer`, `next_cursor`, …). Keys only ok() may set are discarded. */
-  meta?: Record<string, unknown>;
+  /** Caller keys for data.meta (`layer`, `next_cursor`, …), merged over any meta already in the payload. */
+  meta?: CallerMeta;
   /** false: skip the trimmer entirely (browser routes page by themselves). Default true. */
   applyBudget?: boolean;
 }
@@ -65,13 +85,21 @@ function isTransparentObject(value: unknown): value is Json {
   return isPlainObject(value) && typeof value.toJSON !== 'function';
 }
 
+/**
+ * Assignment with a key taken from the payload: plain `obj[key] =` would set the prototype for a
+ * `__proto__` key (which JSON.parse does create) instead of a property JSON writes.
+ */
+function setOwn(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+}
+
 const COMPUTED_KEY = /^(tokens_estimated|truncated|truncated_.*|envelope_unshrinkable)$/;
 
 function mergeCallerMeta(target: Json, source: unknown, what: string): void {
   if (source === undefined || source === null) return;
   if (!isPlainObject(source)) throw new TypeError(`ok(): ${what} must be a plain object`);
   for (const [key, value] of Object.entries(source)) {
-    if (!COMPUTED_KEY.test(key)) target[key] = value;
+    if (!COMPUTED_KEY.test(key)) setOwn(target, key, value);
   }
 }
 
@@ -86,7 +114,7 @@ export function joinPath(base: string, key: string | number): string {
 
 /** What a cut piece writes into meta: `base` plus the kept length's digits when `withKept`. */
 interface Part {
-  piece: { readonly length: number; measureTo(cap: number): void; cost(cap: number): Cost };
+  piece: { readonly length: number; measureTo(cap: number): void; addCost(cap: number, into: Cost): void };
   group: number;
   entry: Cost;
   withKept: boolean;
@@ -146,26 +174,50 @@ class Trimmer {
     return key === this.countKey ? digitsOf(this.body.count as number) : 0;
   }
 
-  /** Runs the ladder; returns the settled cost of the committed envelope (tokens placeholder 0). */
-  run(): { cost: Cost; fits: boolean } {
+  /**
+   * Runs the ladder; returns the cost of the committed envelope (measured with tokens_estimated 0) and
+   * whether that cost came straight from serialising it.
+   */
+  run(): { cost: Cost; fits: boolean; exact: boolean } {
+    const result = (cost: Cost, exact = false) => ({ cost, fits: fitsBudget(cost, this.budget), exact });
+    if (this.looksSmall()) {
+      // Most answers are a few KB: one plain serialisation settles them faster than any skeleton.
+      const whole = this.measureEnvelope(this.body);
+      if (fitsBudget(whole, this.budget)) return result(whole, true);
+    }
     let current: Cost | undefined;
-    const done = (cost: Cost) => ({ cost, fits: fitsBudget(cost, this.budget) });
     if (this.graph) {
       current = this.graphRung();
-      if (fitsBudget(current, this.budget)) return done(current);
+      if (fitsBudget(current, this.budget)) return result(current);
     }
-    for (const rung of [
-      () => this.listRung(),
-      () => this.bucketRung(),
-      () => this.memberRung(),
-      () => this.stringRung(),
-    ]) {
-      const result = rung();
-      if (result === undefined) continue;
-      current = result;
-      if (fitsBudget(current, this.budget)) return done(current);
+    for (const rung of [() => this.listRung(), () => this.bucketRung(), () => this.memberRung()]) {
+      current = rung() ?? current;
+      if (current !== undefined && fitsBudget(current, this.budget)) return result(current);
     }
-    return done(current ?? this.measureEnvelope(this.body));
+    let exact = false;
+    if (current === undefined) {
+      // No list anywhere: one plain serialisation prices the body before any walk over its strings.
+      current = this.measureEnvelope(this.body);
+      exact = true;
+      if (fitsBudget(current, this.budget)) return result(current, true);
+    }
+    const afterStrings = this.stringRung();
+    return afterStrings === undefined ? result(current, exact) : result(afterStrings);
+  }
+
+  /**
+   * A guess from the top level alone (short lists, short strings). It only picks the cheaper way to
+   * measure: a wrong guess costs one extra serialisation, never a wrong result.
+   */
+  private looksSmall(): boolean {
+    let chars = 0;
+    for (const key in this.body) {
+      const value = this.body[key];
+      if (typeof value === 'string') chars += value.length;
+      else if (Array.isArray(value)) chars += value.length * 64;
+      if (chars > this.budget / 2) return false;
+    }
+    return true;
   }
 
   /** Largest common cap at which the envelope fits; see the ladder note at the top of the file. */
@@ -178,7 +230,7 @@ class Trimmer {
       const cutPerGroup = new Array<number>(groups.length).fill(0);
       let cut = false;
       for (const part of parts) {
-        add(cost, part.piece.cost(cap));
+        part.piece.addCost(cap, cost);
         if (part.piece.length > cap) {
           cut = true;
           add(cost, part.entry);
@@ -199,7 +251,7 @@ class Trimmer {
     };
     const contentWeight = (cap: number): number => {
       const cost = { a: skeleton.a, n: skeleton.n };
-      for (const part of parts) add(cost, part.piece.cost(cap));
+      for (const part of parts) part.piece.addCost(cap, cost);
       return weight(cost) - countSlack;
     };
 
@@ -300,8 +352,8 @@ class Trimmer {
     const skeleton: Json = { ...this.body };
     for (const { key, buckets } of dicts) {
       const dict: Json = { ...(this.body[key] as Json) };
-      for (const bucket of buckets) dict[bucket] = [];
-      skeleton[key] = dict;
+      for (const bucket of buckets) setOwn(dict, bucket, []);
+      setOwn(skeleton, key, dict);
     }
     const skeletonCost = this.measureEnvelope(skeleton);
     const groups: Cost[] = [];
@@ -330,11 +382,11 @@ class Trimmer {
       for (const bucket of buckets) {
         const list = dict[bucket] as unknown[];
         if (list.length <= found.cap) continue;
-        dict[bucket] = list.slice(0, found.cap);
-        record[bucket] = { from: list.length, to: found.cap };
+        setOwn(dict, bucket, list.slice(0, found.cap));
+        setOwn(record, bucket, { from: list.length, to: found.cap });
       }
       if (Object.keys(record).length === 0) continue;
-      next[key] = dict;
+      setOwn(next, key, dict);
       this.meta[`truncated_${key}`] = record;
     }
     this.body = next;
@@ -360,11 +412,11 @@ class Trimmer {
     const rebuild = (listFor: (list: unknown[]) => unknown[]): Json => {
       const next: Json = { ...this.body };
       for (const { key, index, member } of members) {
-        if (next[key] === this.body[key]) next[key] = [...(this.body[key] as unknown[])];
+        if (next[key] === this.body[key]) setOwn(next, key, [...(this.body[key] as unknown[])]);
         const outer = next[key] as unknown[];
         const original = (this.body[key] as unknown[])[index] as Json;
         if (outer[index] === original) outer[index] = { ...original };
-        (outer[index] as Json)[member] = listFor(original[member] as unknown[]);
+        setOwn(outer[index] as Json, member, listFor(original[member] as unknown[]));
       }
       return next;
     };
@@ -384,7 +436,7 @@ class Trimmer {
     const record: Record<string, { from: number; to: number }> = {};
     for (const { key, index, member, path } of members) {
       const list = ((this.body[key] as unknown[])[index] as Json)[member] as unknown[];
-      if (list.length > found.cap) record[path] = { from: list.length, to: found.cap };
+      if (list.length > found.cap) setOwn(record, path, { from: list.length, to: found.cap });
     }
     this.body = rebuild((list) => (list.length > found.cap ? list.slice(0, found.cap) : list));
     this.meta.truncated_members = record;
@@ -394,35 +446,38 @@ class Trimmer {
 
   // Rung 4: the string safety net.
   stringRung(): Cost | undefined {
-    const paths: string[] = [];
     const strings: MeasuredString[] = [];
-    mapStrings(this.body, '', (value, path) => {
-      paths.push(path);
+    const paths: PathNode[] = [];
+    mapStrings(this.body, (value, path) => {
       strings.push(new MeasuredString(value));
+      paths.push(path);
       return value;
     });
     if (strings.length === 0) return undefined;
-    const skeletonCost = this.measureEnvelope(mapStrings(this.body, '', () => ''));
-    const parts: Part[] = strings.map((piece, i) => ({
-      piece,
-      group: 0,
-      entry: costOf(JSON.stringify(paths[i])),
-      withKept: false,
-      countDigits: 0,
-    }));
-    const found = this.searchCap(
-      skeletonCost,
-      parts,
-      [costOf(',"truncated_string_fields":[]')],
-      TRUNCATION_SUFFIX.length,
-    );
+    const skeletonCost = this.measureEnvelope(mapStrings(this.body, () => ''));
+    const group = costOf(',"truncated_string_fields":[]');
+    // The path's price is needed only when a probe cuts the string, so name it on first use.
+    const parts: Part[] = strings.map((piece, i) => {
+      let entry: Cost | undefined;
+      return {
+        piece,
+        group: 0,
+        get entry(): Cost {
+          entry ??= costOf(JSON.stringify(pathName(paths[i]!)));
+          return entry;
+        },
+        withKept: false,
+        countDigits: 0,
+      };
+    });
+    const found = this.searchCap(skeletonCost, parts, [group], TRUNCATION_SUFFIX.length);
     if (!found.cut) return found.cost;
     const cutFields: string[] = [];
     let index = 0;
-    this.body = mapStrings(this.body, '', (value, path) => {
+    this.body = mapStrings(this.body, (value, path) => {
       const piece = strings[index++]!;
       if (value.length <= found.cap) return value;
-      cutFields.push(path);
+      cutFields.push(pathName(path));
       return piece.cut(found.cap);
     });
     this.meta.truncated_string_fields = cutFields;
@@ -434,91 +489,102 @@ class Trimmer {
   graphRung(): Cost {
     const nodes = this.body.nodes as unknown[];
     const edges = this.body.edges as unknown[];
-    const skeletonCost = this.measureEnvelope({ ...this.body, nodes: [], edges: [] });
-    const nodeList = new MeasuredList(nodes, this.stats);
-    const edgeList = new MeasuredList(edges, this.stats);
-    nodeList.measureTo(nodes.length);
-    edgeList.measureTo(edges.length);
-    const whole = { a: skeletonCost.a, n: skeletonCost.n };
-    add(whole, nodeList.cost(nodes.length));
-    add(whole, edgeList.cost(edges.length));
-    if (fitsBudget(whole, this.budget)) return whole;
-
     const n = nodes.length;
     const m = edges.length;
+    const skeletonCost = this.measureEnvelope({ ...this.body, nodes: [], edges: [] });
+    // Most exports fit the 5 MB tier: then one bulk serialisation answers faster than sizing every item.
+    if (this.graphProbablyFits(skeletonCost, nodes, edges)) {
+      const whole = this.measureEnvelope(this.body);
+      if (fitsBudget(whole, this.budget)) return whole;
+    }
+
     const indexById = new Map<unknown, number>();
-    nodes.forEach((node, i) => {
-      const id = nodeId(node);
+    for (let i = 0; i < n; i++) {
+      const id = nodeId(nodes[i]);
       if (id !== undefined && !indexById.has(id)) indexById.set(id, i);
-    });
+    }
     const degree = new Float64Array(n);
     const source = new Int32Array(m).fill(-1);
     const target = new Int32Array(m).fill(-1);
-    edges.forEach((edge, j) => {
-      const [s, t] = edgeEnds(edge);
+    for (let j = 0; j < m; j++) {
+      const [s, t] = edgeEnds(edges[j]);
       const si = indexById.get(s);
       const ti = indexById.get(t);
-      if (si === undefined || ti === undefined) return;
+      if (si === undefined || ti === undefined) continue;
       source[j] = si;
       target[j] = ti;
       degree[si]!++;
       degree[ti]!++;
-    });
-    const order = Array.from({ length: n }, (_, i) => i).sort((x, y) => degree[y]! - degree[x]! || x - y);
+    }
+    // Rank nodes by degree (ties: original order); an edge needs the top-K for K > both its ends' ranks.
+    const order = Int32Array.from({ length: n }, (_, i) => i).sort(
+      (x, y) => degree[y]! - degree[x]! || x - y,
+    );
     const rank = new Int32Array(n);
-    order.forEach((node, r) => {
-      rank[node] = r;
-    });
-    // Top-K prefix sums: nodes by rank, edges by the smallest K that keeps both their ends.
-    const nodeA = new Float64Array(n + 1);
-    const nodeN = new Float64Array(n + 1);
-    order.forEach((node, r) => {
-      const c = nodeList.itemCost(node);
-      nodeA[r + 1] = nodeA[r]! + c.a;
-      nodeN[r + 1] = nodeN[r]! + c.n;
-    });
-    const edgeA = new Float64Array(n + 2);
-    const edgeN = new Float64Array(n + 2);
-    const edgeCount = new Float64Array(n + 2);
+    for (let r = 0; r < n; r++) rank[order[r]!] = r;
     const need = new Int32Array(m);
+    const edgesUpTo = new Int32Array(n + 2); // edges whose need ≤ k, after the running sum below
     for (let j = 0; j < m; j++) {
       const s = source[j]!;
       const t = target[j]!;
       need[j] = s < 0 || t < 0 ? n + 1 : Math.max(rank[s]!, rank[t]!) + 1;
-      const c = edgeList.itemCost(j);
-      edgeA[need[j]!]! += c.a;
-      edgeN[need[j]!]! += c.n;
-      edgeCount[need[j]!]!++;
+      edgesUpTo[need[j]!]!++;
     }
-    for (let k = 1; k <= n + 1; k++) {
-      edgeA[k]! += edgeA[k - 1]!;
-      edgeN[k]! += edgeN[k - 1]!;
-      edgeCount[k]! += edgeCount[k - 1]!;
-    }
+    for (let k = 1; k <= n + 1; k++) edgesUpTo[k]! += edgesUpTo[k - 1]!;
+    const edgeOrder = new Int32Array(m); // edges by need, stable: a counting sort
+    const next = Int32Array.from({ length: n + 2 }, (_, k) => (k === 0 ? 0 : edgesUpTo[k - 1]!));
+    for (let j = 0; j < m; j++) edgeOrder[next[need[j]!]!++] = j;
+    // Items are sized in the order a growing K would keep them, and only as far as the search needs.
+    const nodeList = new MeasuredList(nodes, this.stats, order);
+    const edgeList = new MeasuredList(edges, this.stats, edgeOrder);
+
     const alreadyTruncated = this.meta.truncated === true;
-    const evaluate = (k: number): { cost: Cost; edgesKept: number } => {
-      const edgesKept = edgeCount[k]!;
-      const cost = {
-        a: skeletonCost.a + nodeA[k]! + Math.max(k - 1, 0) + edgeA[k]! + Math.max(edgesKept - 1, 0),
-        n: skeletonCost.n + nodeN[k]! + edgeN[k]!,
-      };
+    const content = (k: number): Cost => {
+      const cost = { a: skeletonCost.a, n: skeletonCost.n };
+      nodeList.addCost(k, cost);
+      edgeList.addCost(edgesUpTo[k]!, cost);
+      return cost;
+    };
+    const evaluate = (k: number): Cost => {
+      const cost = content(k);
+      const kept = edgesUpTo[k]!;
       cost.a +=
-        `,"truncated_subgraph":true,"truncated_nodes_from":${n},"truncated_nodes_to":${k},"truncated_edges_from":${m},"truncated_edges_to":${edgesKept}`.length;
+        `,"truncated_subgraph":true,"truncated_nodes_from":${n},"truncated_nodes_to":${k},"truncated_edges_from":${m},"truncated_edges_to":${kept}`.length;
       if (!alreadyTruncated) cost.a -= 1;
       if (this.countKey === 'nodes') cost.a += digitsOf(k) - digitsOf(n);
-      if (this.countKey === 'edges') cost.a += digitsOf(edgesKept) - digitsOf(m);
-      return { cost, edgesKept };
+      if (this.countKey === 'edges') cost.a += digitsOf(kept) - digitsOf(m);
+      return cost;
     };
+    const countSlack = 1 + Math.max(digitsOf(n), digitsOf(m));
+    let bound = n;
+    for (let step = 16; ; step *= 2) {
+      const k = Math.min(step, n);
+      nodeList.measureTo(k);
+      edgeList.measureTo(edgesUpTo[k]!);
+      if (weight(content(k)) - countSlack > this.budget) {
+        bound = k - 1;
+        break;
+      }
+      if (k === n) break;
+    }
+    if (bound === n) {
+      edgeList.measureTo(m); // the dangling edges too, which no K keeps
+      const whole = { a: skeletonCost.a, n: skeletonCost.n };
+      nodeList.addCost(n, whole);
+      edgeList.addCost(m, whole);
+      if (fitsBudget(whole, this.budget)) return whole;
+    }
     let lo = 0;
-    let hi = n;
-    if (fitsBudget(evaluate(0).cost, this.budget)) {
+    if (fitsBudget(evaluate(0), this.budget)) {
+      let hi = bound;
       while (lo < hi) {
         const mid = Math.ceil((lo + hi) / 2);
-        if (fitsBudget(evaluate(mid).cost, this.budget)) lo = mid;
+        if (fitsBudget(evaluate(mid), this.budget)) lo = mid;
         else hi = mid - 1;
       }
     }
-    const { cost, edgesKept } = evaluate(lo);
+    const cost = evaluate(lo);
+    const edgesKept = edgesUpTo[lo]!;
     this.body = {
       ...this.body,
       nodes: nodes.filter((_, i) => rank[i]! < lo),
@@ -535,6 +601,17 @@ class Trimmer {
     return cost;
   }
 
+  /** Extrapolates from the first items; only decides which measurement is cheaper, never the outcome. */
+  private graphProbablyFits(skeleton: Cost, nodes: unknown[], edges: unknown[]): boolean {
+    const sample = (list: unknown[]): number => {
+      const count = Math.min(list.length, 64);
+      let total = 0;
+      for (let i = 0; i < count; i++) total += weight(costOf(JSON.stringify(list[i]) ?? 'null')) + 1;
+      return count === 0 ? 0 : (total / count) * list.length;
+    };
+    return weight(skeleton) + sample(nodes) + sample(edges) <= 0.8 * this.budget;
+  }
+
   /** Sets tokens_estimated (and envelope_unshrinkable) from the model, checking it when that is cheap. */
   finish(cost: Cost, fits: boolean, applyBudget: boolean, exact = false): void {
     const final = { a: cost.a, n: cost.n };
@@ -544,7 +621,10 @@ class Trimmer {
     }
     const settled = settleTokens(final.a, final.n);
     this.meta.tokens_estimated = settled.tokens;
-    if (exact || (!this.verify && settled.length > VERIFY_BELOW_CHARS)) return;
+    // Uncut bodies are priced from whole items, which leaves nothing for the model to get wrong; a cut
+    // body is small, so checking it costs next to nothing.
+    const worthChecking = this.meta.truncated === true && settled.length <= VERIFY_BELOW_CHARS;
+    if (exact || !(this.verify || worthChecking)) return;
     const text = serialise(this.envelope(), this.stats);
     const actual = costOf(text);
     if (actual.a === settled.length - final.n && actual.n === final.n) return;
@@ -562,7 +642,7 @@ class Trimmer {
   }
 }
 
-/** Small enough that checking the model costs next to nothing. */
+/** Small enough that checking the model against the text costs next to nothing. */
 const VERIFY_BELOW_CHARS = 2 * TOKEN_BUDGET_CHARS;
 
 function nodeId(node: unknown): unknown {
@@ -578,18 +658,32 @@ function edgeEnds(edge: unknown): [unknown, unknown] {
   return [edge.from, edge.to];
 }
 
+/** A path built only when a string is actually cut: most strings a walk passes are never named. */
+interface PathNode {
+  parent: PathNode | undefined;
+  key: string | number;
+}
+
+function pathName(node: PathNode): string {
+  const keys: (string | number)[] = [];
+  for (let at: PathNode | undefined = node; at !== undefined; at = at.parent) keys.push(at.key);
+  let path = '';
+  for (let i = keys.length - 1; i >= 0; i--) path = joinPath(path, keys[i]!);
+  return path;
+}
+
 /**
  * Copy-on-write map over the strings of ≥ SCALAR_TRIM_FLOOR_CHARS in a body (meta excluded), in JSON
  * order; unchanged subtrees are shared, not copied.
  */
-function mapStrings(body: Json, base: string, fn: (value: string, path: string) => string): Json {
-  const visit = (value: unknown, path: string): unknown => {
+function mapStrings(body: Json, fn: (value: string, path: PathNode) => string): Json {
+  const visit = (value: unknown, path: PathNode): unknown => {
     if (typeof value === 'string') return value.length >= SCALAR_TRIM_FLOOR_CHARS ? fn(value, path) : value;
     if (Array.isArray(value)) {
       let out: unknown[] | undefined;
       for (let i = 0; i < value.length; i++) {
         const item = value[i];
-        const next = visit(item, joinPath(path, i));
+        const next = visit(item, { parent: path, key: i });
         if (next !== item) {
           out ??= value.slice();
           out[i] = next;
@@ -599,11 +693,12 @@ function mapStrings(body: Json, base: string, fn: (value: string, path: string) 
     }
     if (isTransparentObject(value)) {
       let out: Json | undefined;
-      for (const [key, item] of Object.entries(value)) {
-        const next = visit(item, joinPath(path, key));
+      for (const key of Object.keys(value)) {
+        const item = value[key];
+        const next = visit(item, { parent: path, key });
         if (next !== item) {
           out ??= { ...value };
-          out[key] = next;
+          setOwn(out, key, next);
         }
       }
       return out ?? value;
@@ -611,12 +706,13 @@ function mapStrings(body: Json, base: string, fn: (value: string, path: string) 
     return value;
   };
   let out: Json | undefined;
-  for (const [key, item] of Object.entries(body)) {
+  for (const key of Object.keys(body)) {
     if (key === 'meta') continue;
-    const next = visit(item, joinPath(base, key));
+    const item = body[key];
+    const next = visit(item, { parent: undefined, key });
     if (next !== item) {
       out ??= { ...body };
-      out[key] = next;
+      setOwn(out, key, next);
     }
   }
   return out ?? body;
@@ -634,16 +730,21 @@ export function okWithStats(
   mergeCallerMeta(meta, options.meta, 'options.meta');
   meta.tokens_estimated = 0;
   meta.truncated = false;
-  const body: Json = { ...data };
-  delete body.meta;
+  // Copied key by key rather than spread-then-delete: a delete can drop V8 into a slower object mode.
+  const body: Json = {};
+  for (const key of Object.keys(data)) {
+    if (key === 'meta') continue;
+    if (key === '__proto__') setOwn(body, key, data[key]);
+    else body[key] = data[key];
+  }
   body.meta = meta;
   const trimmer = new Trimmer(body, meta, internal);
   const applyBudget = options.applyBudget !== false;
   if (!applyBudget) {
     trimmer.finish(trimmer.measureEnvelope(body), true, false, true);
   } else {
-    const { cost, fits } = trimmer.run();
-    trimmer.finish(cost, fits, true);
+    const { cost, fits, exact } = trimmer.run();
+    trimmer.finish(cost, fits, true, exact);
   }
   return { envelope: trimmer.envelope(), stats: trimmer.stats };
 }

@@ -33,5 +33,6 @@ describe('fail()', () => {
   it('throws on an unknown category (a programming error, not an envelope)', () => {
     assert.throws(() => fail('bogus' as ErrorCategory, 'x'), TypeError);
     assert.throws(() => fail('unauthorized' as ErrorCategory, 'x'), TypeError);
+    assert.throws(() => fail('rate_limited' as ErrorCategory, 'x'), TypeError);
   });
 });

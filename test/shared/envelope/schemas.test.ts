@@ -78,9 +78,12 @@ describe('TypeBox schemas', () => {
     assert.equal(Value.Check(MetaSchema, { tokens_estimated: 3, truncated: false, layer: 'nowhere' }), false);
   });
 
-  it('accept the HTTP-only unauthorized category in ErrorBody', () => {
+  it('accept the HTTP-only categories in ErrorBody, which fail() refuses', () => {
     assert.ok(
       Value.Check(ErrorBodySchema, { category: 'unauthorized', retryable: false, message: 'token required' }),
+    );
+    assert.ok(
+      Value.Check(ErrorBodySchema, { category: 'rate_limited', retryable: true, message: 'slow down' }),
     );
   });
 

@@ -284,9 +284,34 @@ describe('rung 0: the graph tier', () => {
     );
   });
 
+  it('keeps a count that tracked the nodes true, and runs the later rungs at the graph budget', () => {
+    const { nodes, edges } = graph(20_000, 30_000, 300);
+    const data = { nodes, edges, count: 20_000, report: 'r'.repeat(6_000_000) };
+    const { data: body, meta, size } = okChecked(data);
+    assert.ok(size <= GRAPH_SUBGRAPH_BUDGET_CHARS);
+    assert.equal(meta.truncated_subgraph, true);
+    // The graph rung could not make room for the report on its own, so it emptied the graph first.
+    assert.equal(body.count, (body.nodes as unknown[]).length);
+    assert.deepEqual(meta.truncated_string_fields, ['report']);
+    assert.ok((body.report as string).length > 4_000_000);
+  });
+
   it('applies only when both nodes and edges are lists; otherwise they are ordinary trimmable lists', () => {
     const { meta } = okChecked({ nodes: range(20_000).map(item) });
     assert.equal(meta.truncated_subgraph, undefined);
     assert.equal(meta.truncated_nodes_from, 20_000);
+  });
+});
+
+describe('hostile keys', () => {
+  it('treats a __proto__ key from JSON.parse as data in every rung', () => {
+    const data = JSON.parse(
+      `{"__proto__": {"__proto__": ${JSON.stringify(range(9000))}}, "groups": [{"__proto__": ${JSON.stringify(range(9000))}}], "meta": {"__proto__": {"x": 1}}}`,
+    ) as Record<string, unknown>;
+    const { data: body, meta, size } = okChecked(data);
+    assert.ok(size <= TOKEN_BUDGET_CHARS);
+    assert.equal(Object.getPrototypeOf(body), Object.prototype);
+    assert.ok(Object.hasOwn(meta, 'truncated___proto__'));
+    assert.ok(Object.hasOwn(meta.truncated_members ?? {}, 'groups[0].__proto__'));
   });
 });
