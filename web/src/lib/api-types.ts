@@ -101,8 +101,8 @@ export interface components {
             [key: string]: number;
         };
         ErrorBody: {
-            /** @description `unauthorized` is emitted only by the HTTP edge (401), never by a tool. */
-            category: "transient" | "validation" | "permission" | "not_found" | "unavailable" | "internal" | "module_disabled" | "unauthorized";
+            /** @description `unauthorized` (401) and `rate_limited` (429) come only from the HTTP edge, never a tool. */
+            category: "transient" | "validation" | "permission" | "not_found" | "unavailable" | "internal" | "module_disabled" | "unauthorized" | "rate_limited";
             retryable: boolean;
             message: string;
         };
@@ -110,8 +110,8 @@ export interface components {
             /** @enum {boolean} */
             ok: false;
             error: {
-                /** @description `unauthorized` is emitted only by the HTTP edge (401), never by a tool. */
-                category: "transient" | "validation" | "permission" | "not_found" | "unavailable" | "internal" | "module_disabled" | "unauthorized";
+                /** @description `unauthorized` (401) and `rate_limited` (429) come only from the HTTP edge, never a tool. */
+                category: "transient" | "validation" | "permission" | "not_found" | "unavailable" | "internal" | "module_disabled" | "unauthorized" | "rate_limited";
                 retryable: boolean;
                 message: string;
             };
