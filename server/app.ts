@@ -11,8 +11,10 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { sendError } from './http/error-reply.ts';
+import { registerMetrics } from './http/metrics.ts';
 import { addSharedSchemas } from './http/schemas.ts';
 import { registerSecurity } from './http/security.ts';
+import { registerStream } from './http/stream.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
 import type { Hub } from './hub.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
@@ -102,6 +104,7 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
   // 4. REST routes from the registry, then MCP.
   await registerToolRoutes(app, hub);
   app.decorate('mcpSessions', await registerMcpRoutes(app, hub));
+  registerMetrics(app, hub, registerStream(app, hub));
 
   app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
   await app.register(swaggerUi, { routePrefix: '/docs' });

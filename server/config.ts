@@ -18,6 +18,8 @@ export interface Config {
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   logLevel: string;
+  /** Tool calls, log events and ended sessions older than this, or beyond the row cap, are deleted. */
+  retention: { maxAgeMs: number; maxRows: number };
 }
 
 export type Flags = Partial<
@@ -27,6 +29,11 @@ export type Flags = Partial<
 export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export class ConfigError extends Error {}
+
+function positive(text: string | undefined, fallback: number): number {
+  const n = Number(text);
+  return text !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
+}
 
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
@@ -65,5 +72,9 @@ export function loadConfig(
     mcpSessionIdleMs: Number.isFinite(idleMinutes) && idleMinutes > 0 ? idleMinutes * 60_000 : 30 * 60_000,
     bodyLimitBytes: Number(env.COS_BODY_LIMIT_BYTES ?? 4 * 1024 * 1024),
     logLevel: env.COS_LOG_LEVEL ?? 'info',
+    retention: {
+      maxAgeMs: positive(env.COS_RETENTION_DAYS, 7) * 24 * 3600_000,
+      maxRows: Math.round(positive(env.COS_RETENTION_ROWS, 200_000)),
+    },
   };
 }

@@ -3,11 +3,15 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
+import type { Envelope } from '../shared/envelope/index.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
 import { createLogger } from './logger.ts';
 import { ModuleState } from './modules.ts';
+import { CallRecorder } from './observability/calls.ts';
+import { LogSink } from './observability/log-sink.ts';
+import { SessionTracker } from './observability/sessions.ts';
 import { createServices, type ServiceLifecycle } from './services.ts';
 import { catalog } from './tools/catalog.ts';
 import type { CallerInfo, HubServices, ToolContext } from './tools/context.ts';
@@ -25,11 +29,27 @@ export interface Hub {
   modules: ModuleState;
   registry: ToolRegistry;
   services: HubServices;
+  /** Every tool call, batched into tool_calls; counters for /metrics. */
+  calls: CallRecorder;
+  /** MCP sessions and their lifecycle (presence). */
+  sessions: SessionTracker;
+  /** Records one finished call (the adapters call it once the answer is serialised). */
+  recordCall(call: FinishedCall): void;
   /** A context for one call; `signal` and `progress` come from the adapter serving it. */
   context(caller: CallerInfo, extra?: Partial<Pick<ToolContext, 'signal' | 'progress'>>): ToolContext;
   /** Starts background work (indexers, watchers). The hub answers before it finishes. */
   start(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface FinishedCall {
+  tool: AnyTool;
+  caller: CallerInfo;
+  input: unknown;
+  envelope: Envelope;
+  startedAt: number;
+  durationMs: number;
+  bytes: number;
 }
 
 export interface CreateHubOptions {
@@ -38,23 +58,42 @@ export interface CreateHubOptions {
   logger?: Logger;
   /** Skip the domain services (tests of the registry and adapters). */
   withoutServices?: boolean;
+  /** Write .mcp.log synchronously (tests read it right after a call). */
+  logSync?: boolean;
+  /** The clock of presence and retention (tests move it). */
+  now?: () => number;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
 
 export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   mkdirSync(config.stateDir, { recursive: true });
-  const logger = options.logger ?? createLogger({ stateDir: config.stateDir, level: config.logLevel });
+  const logSink = new LogSink();
+  const logger =
+    options.logger ??
+    createLogger({
+      stateDir: config.stateDir,
+      level: config.logLevel,
+      sync: options.logSync ?? false,
+      warnSink: logSink,
+    });
   const dbPath = join(config.stateDir, DB_FILE_NAME);
   const db = openDatabase(dbPath);
   const events = new EventBus();
+  logSink.attach(db, events);
+  const now = options.now ?? Date.now;
+  const calls = new CallRecorder(db, events, logger, config.retention, now);
+  const sessions = new SessionTracker(db, events, now);
   const modules = ModuleState.forStateDir(config.stateDir);
   if (modules.loadError) logger.warn({ scope: 'modules' }, modules.loadError);
+  calls.persist = () => modules.isEnabled('observability');
   const registry = new ToolRegistry(options.tools ?? catalog);
   const { services, lifecycle }: { services: HubServices; lifecycle: ServiceLifecycle[] } =
     options.withoutServices
       ? { services: {} as HubServices, lifecycle: [] }
       : createServices({ config, db, dbPath, logger, events, modules });
+  // Part of every hub: the adapters feed them, the observability tools read them.
+  services.observability = { calls, sessions };
 
   let closed = false;
   return {
@@ -66,6 +105,18 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     modules,
     registry,
     services,
+    calls,
+    sessions,
+    recordCall({ tool, caller, input, envelope, startedAt, durationMs, bytes }) {
+      calls.record(tool, caller, input, envelope, startedAt, durationMs, bytes);
+      if (caller.mcpSessionId) {
+        const agent = (input as { agent_session?: unknown } | null)?.agent_session;
+        sessions.called(caller.mcpSessionId, tool.name, typeof agent === 'string' ? agent : null, {
+          ...(caller.clientName ? { name: caller.clientName } : {}),
+          ...(caller.clientVersion ? { version: caller.clientVersion } : {}),
+        });
+      }
+    },
     context(caller, extra = {}) {
       return {
         config,
@@ -92,6 +143,9 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
           logger.error({ err }, 'a service failed to close');
         }
       }
+      calls.close();
+      sessions.close();
+      logSink.detach();
       db.close();
       logger.flush();
     },

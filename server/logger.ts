@@ -15,6 +15,8 @@ export interface LoggerOptions {
   level?: string;
   /** Write synchronously (tests and short CLI commands, so nothing is lost at exit). */
   sync?: boolean;
+  /** Also receives every line at WARN and above (the queryable log table). */
+  warnSink?: { write(line: string): void };
 }
 
 export function createLogger(options: LoggerOptions): Logger {
@@ -24,12 +26,17 @@ export function createLogger(options: LoggerOptions): Logger {
     sync: options.sync ?? false,
     mkdir: true,
   });
+  const settings = {
+    level: options.level ?? 'info',
+    base: { pid: process.pid, thread: threadName() },
+    timestamp: pino.stdTimeFunctions.isoTime,
+  };
+  if (!options.warnSink) return pino(settings, destination);
   return pino(
-    {
-      level: options.level ?? 'info',
-      base: { pid: process.pid, thread: threadName() },
-      timestamp: pino.stdTimeFunctions.isoTime,
-    },
-    destination,
+    settings,
+    pino.multistream([
+      { level: settings.level as pino.Level, stream: destination },
+      { level: 'warn', stream: options.warnSink },
+    ]),
   );
 }

@@ -105,11 +105,26 @@ export function toolRoute(hub: Hub, tool: AnyTool): RouteOptions {
     validatorCompiler: passThroughValidator,
     serializerCompiler: plainSerializer,
     handler: async (request, reply) => {
-      const ctx = hub.context({ transport: 'rest' }, { signal: abortSignalOf(request) });
-      const envelope = await runTool(tool, inputOf(request, tool, rest, params), { applyBudget: false, ctx });
+      const startedAt = Date.now();
+      const t0 = performance.now();
+      const caller = { transport: 'rest' } as const;
+      const ctx = hub.context(caller, { signal: abortSignalOf(request) });
+      const input = inputOf(request, tool, rest, params);
+      const envelope = await runTool(tool, input, { applyBudget: false, ctx });
       const { status, body } = unwrap(envelope);
+      // Serialised here, once, so the recorded size is the size sent.
+      const text = JSON.stringify(body);
+      hub.recordCall({
+        tool,
+        caller,
+        input,
+        envelope,
+        startedAt,
+        durationMs: performance.now() - t0,
+        bytes: Buffer.byteLength(text),
+      });
       if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
-      return reply.code(status).send(body);
+      return reply.code(status).type('application/json; charset=utf-8').send(text);
     },
   };
 }

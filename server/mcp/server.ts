@@ -38,9 +38,9 @@ function listingOf(tool: AnyTool): Tool {
   return listing;
 }
 
-export function toCallResult(envelope: Envelope): CallToolResult {
+export function toCallResult(envelope: Envelope, text = JSON.stringify(envelope)): CallToolResult {
   return {
-    content: [{ type: 'text', text: JSON.stringify(envelope) }],
+    content: [{ type: 'text', text }],
     structuredContent: envelope as unknown as Record<string, unknown>,
     isError: !envelope.ok,
   };
@@ -62,7 +62,7 @@ export function createMcpServer(hub: Hub): Server {
 
   server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
-    const tool = hub.registry.get(name);
+    const tool = hub.registry.forMcp(name);
     if (!tool) {
       return toCallResult(
         fail('not_found', `there is no tool named "${name}"; call tools/list for the tools this hub serves`),
@@ -70,28 +70,40 @@ export function createMcpServer(hub: Hub): Server {
     }
     const progressToken = request.params._meta?.progressToken;
     const client = server.getClientVersion();
-    const ctx = hub.context(
-      {
-        transport: 'mcp',
-        ...(extra.sessionId ? { mcpSessionId: extra.sessionId } : {}),
-        ...(client ? { clientName: client.name, clientVersion: client.version } : {}),
-      },
-      {
-        signal: extra.signal,
-        progress:
-          progressToken === undefined
-            ? () => {}
-            : (report) => {
-                extra
-                  .sendNotification({
-                    method: 'notifications/progress',
-                    params: { progressToken, ...report },
-                  })
-                  .catch(() => {});
-              },
-      },
-    );
-    return toCallResult(await runTool(tool, args ?? {}, { applyBudget: true, ctx }));
+    const startedAt = Date.now();
+    const t0 = performance.now();
+    const caller = {
+      transport: 'mcp' as const,
+      ...(extra.sessionId ? { mcpSessionId: extra.sessionId } : {}),
+      ...(client ? { clientName: client.name, clientVersion: client.version } : {}),
+    };
+    const ctx = hub.context(caller, {
+      signal: extra.signal,
+      progress:
+        progressToken === undefined
+          ? () => {}
+          : (report) => {
+              extra
+                .sendNotification({
+                  method: 'notifications/progress',
+                  params: { progressToken, ...report },
+                })
+                .catch(() => {});
+            },
+    });
+    const input = args ?? {};
+    const envelope = await runTool(tool, input, { applyBudget: true, ctx });
+    const text = JSON.stringify(envelope);
+    hub.recordCall({
+      tool,
+      caller,
+      input,
+      envelope,
+      startedAt,
+      durationMs: performance.now() - t0,
+      bytes: Buffer.byteLength(text),
+    });
+    return toCallResult(envelope, text);
   });
 
   return server;

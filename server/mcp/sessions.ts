@@ -47,7 +47,10 @@ export class McpSessions {
 
   get(id: string): McpSession | undefined {
     const session = this.sessions.get(id);
-    if (session) session.lastActivityAt = this.now();
+    if (session) {
+      session.lastActivityAt = this.now();
+      this.hub.sessions.touched(id);
+    }
     return session;
   }
 
@@ -73,6 +76,8 @@ export class McpSessions {
       onsessioninitialized: (id) => {
         const at = this.now();
         this.sessions.set(id, { id, transport, server, createdAt: at, lastActivityAt: at });
+        // The client's name arrives with initialize; it is known by the time its first call is recorded.
+        this.hub.sessions.started(id, server.getClientVersion());
       },
       onsessionclosed: (id) => this.end(id, 'deleted'),
     });
@@ -87,6 +92,7 @@ export class McpSessions {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
+    this.hub.sessions.ended(id, reason);
     this.onEnded?.(this.info(session), reason);
     // Closing the server closes the transport and every stream still open on it.
     session.server.close().catch(() => {});
@@ -109,6 +115,7 @@ export class McpSessions {
     this.unsubscribe();
     const all = [...this.sessions.values()];
     this.sessions.clear();
+    for (const s of all) this.hub.sessions.ended(s.id, 'hub closed');
     await Promise.allSettled(all.map((s) => s.server.close()));
   }
 }

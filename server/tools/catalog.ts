@@ -2,5 +2,6 @@
 // under test/, not here.
 import type { AnyTool } from './define.ts';
 import { kernelTools } from './kernel/index.ts';
+import { observabilityTools } from './observability/index.ts';
 
-export const catalog: readonly AnyTool[] = [...kernelTools];
+export const catalog: readonly AnyTool[] = [...kernelTools, ...observabilityTools];

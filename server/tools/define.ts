@@ -44,6 +44,8 @@ export interface ToolDefinition<I extends TObject = TObject, O extends TSchema =
   output: O;
   annotations?: ToolAnnotations;
   http?: HttpBinding;
+  /** false for REST-only routes that feed the hub page (summaries, history); they stay off tools/list. */
+  mcp?: boolean;
   handler: (ctx: ToolContext, input: Static<I>) => Static<O> | Promise<Static<O>>;
 }
 

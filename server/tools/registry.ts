@@ -25,8 +25,14 @@ export class ToolRegistry {
     return [...this.byName.values()];
   }
 
-  /** The tools an agent sees in tools/list: those of enabled modules. */
+  /** A tool an agent may call over MCP (REST-only routes are not). */
+  forMcp(name: string): AnyTool | undefined {
+    const tool = this.byName.get(name);
+    return tool?.mcp === false ? undefined : tool;
+  }
+
+  /** The tools an agent sees in tools/list: MCP tools of enabled modules. */
   enabled(modules: ModuleState): AnyTool[] {
-    return this.all().filter((t) => modules.isEnabled(t.module));
+    return this.all().filter((t) => t.mcp !== false && modules.isEnabled(t.module));
   }
 }

@@ -89,8 +89,13 @@ function isTransparentObject(value: unknown): value is Json {
  * Assignment with a key taken from the payload: plain `obj[key] =` would set the prototype for a
  * `__proto__` key (which JSON.parse does create) instead of a property JSON writes.
  */
-function setOwn(target: object, key: string, value: unknown): void {
-  Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+function setOwn(target: Record<string, unknown>, key: string, value: unknown): void {
+  // defineProperty is slow and can push V8 into dictionary mode, so only the one key that needs it.
+  if (key === '__proto__') {
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  } else {
+    target[key] = value;
+  }
 }
 
 const COMPUTED_KEY = /^(tokens_estimated|truncated|truncated_.*|envelope_unshrinkable)$/;
@@ -180,9 +185,10 @@ class Trimmer {
    */
   run(): { cost: Cost; fits: boolean; exact: boolean } {
     const result = (cost: Cost, exact = false) => ({ cost, fits: fitsBudget(cost, this.budget), exact });
+    let whole: Cost | undefined;
     if (this.looksSmall()) {
       // Most answers are a few KB: one plain serialisation settles them faster than any skeleton.
-      const whole = this.measureEnvelope(this.body);
+      whole = this.measureEnvelope(this.body);
       if (fitsBudget(whole, this.budget)) return result(whole, true);
     }
     let current: Cost | undefined;
@@ -194,15 +200,11 @@ class Trimmer {
       current = rung() ?? current;
       if (current !== undefined && fitsBudget(current, this.budget)) return result(current);
     }
-    let exact = false;
-    if (current === undefined) {
-      // No list anywhere: one plain serialisation prices the body before any walk over its strings.
-      current = this.measureEnvelope(this.body);
-      exact = true;
-      if (fitsBudget(current, this.budget)) return result(current, true);
-    }
     const afterStrings = this.stringRung();
-    return afterStrings === undefined ? result(current, exact) : result(afterStrings);
+    if (afterStrings !== undefined) return result(afterStrings);
+    if (current !== undefined) return result(current);
+    // Nothing anywhere could be cut: the body as it is, priced exactly.
+    return result(whole ?? this.measureEnvelope(this.body), true);
   }
 
   /**
@@ -228,14 +230,15 @@ class Trimmer {
     const evaluate = (cap: number): { cost: Cost; cut: boolean } => {
       const cost = { a: skeleton.a, n: skeleton.n };
       const cutPerGroup = new Array<number>(groups.length).fill(0);
+      const capDigits = digitsOf(cap);
       let cut = false;
       for (const part of parts) {
         part.piece.addCost(cap, cost);
         if (part.piece.length > cap) {
           cut = true;
           add(cost, part.entry);
-          if (part.withKept) cost.a += digitsOf(cap);
-          if (part.countDigits > 0) cost.a += digitsOf(cap) - part.countDigits;
+          if (part.withKept) cost.a += capDigits;
+          if (part.countDigits > 0) cost.a += capDigits - part.countDigits;
           cutPerGroup[part.group]!++;
         }
       }
@@ -448,22 +451,28 @@ class Trimmer {
   stringRung(): Cost | undefined {
     const strings: MeasuredString[] = [];
     const paths: PathNode[] = [];
-    mapStrings(this.body, (value, path) => {
+    // One walk both collects the strings and builds the skeleton (each string emptied).
+    const skeleton = mapStrings(this.body, (value, path) => {
       strings.push(new MeasuredString(value));
       paths.push(path);
-      return value;
+      return '';
     });
     if (strings.length === 0) return undefined;
-    const skeletonCost = this.measureEnvelope(mapStrings(this.body, () => ''));
+    const skeletonCost = this.measureEnvelope(skeleton);
     const group = costOf(',"truncated_string_fields":[]');
     // The path's price is needed only when a probe cuts the string, so name it on first use.
+    const names: string[] = [];
+    const nameOf = (i: number): string => {
+      names[i] ??= pathName(paths[i]!);
+      return names[i];
+    };
     const parts: Part[] = strings.map((piece, i) => {
       let entry: Cost | undefined;
       return {
         piece,
         group: 0,
         get entry(): Cost {
-          entry ??= costOf(JSON.stringify(pathName(paths[i]!)));
+          entry ??= costOf(JSON.stringify(nameOf(i)));
           return entry;
         },
         withKept: false,
@@ -474,11 +483,11 @@ class Trimmer {
     if (!found.cut) return found.cost;
     const cutFields: string[] = [];
     let index = 0;
-    this.body = mapStrings(this.body, (value, path) => {
-      const piece = strings[index++]!;
+    this.body = mapStrings(this.body, (value) => {
+      const i = index++;
       if (value.length <= found.cap) return value;
-      cutFields.push(pathName(path));
-      return piece.cut(found.cap);
+      cutFields.push(nameOf(i));
+      return strings[i]!.cut(found.cap);
     });
     this.meta.truncated_string_fields = cutFields;
     this.markCut('strings');
@@ -503,7 +512,7 @@ class Trimmer {
       const id = nodeId(nodes[i]);
       if (id !== undefined && !indexById.has(id)) indexById.set(id, i);
     }
-    const degree = new Float64Array(n);
+    const degree = new Int32Array(n);
     const source = new Int32Array(m).fill(-1);
     const target = new Int32Array(m).fill(-1);
     for (let j = 0; j < m; j++) {
@@ -517,9 +526,14 @@ class Trimmer {
       degree[ti]!++;
     }
     // Rank nodes by degree (ties: original order); an edge needs the top-K for K > both its ends' ranks.
-    const order = Int32Array.from({ length: n }, (_, i) => i).sort(
-      (x, y) => degree[y]! - degree[x]! || x - y,
-    );
+    // A counting sort: degrees are small integers, and it is stable, so ties keep the original order.
+    let maxDegree = 0;
+    for (let i = 0; i < n; i++) maxDegree = Math.max(maxDegree, degree[i]!);
+    const slot = new Int32Array(maxDegree + 2);
+    for (let i = 0; i < n; i++) slot[maxDegree - degree[i]! + 1]!++;
+    for (let d = 1; d <= maxDegree + 1; d++) slot[d]! += slot[d - 1]!;
+    const order = new Int32Array(n);
+    for (let i = 0; i < n; i++) order[slot[maxDegree - degree[i]!]!++] = i;
     const rank = new Int32Array(n);
     for (let r = 0; r < n; r++) rank[order[r]!] = r;
     const need = new Int32Array(m);
@@ -733,9 +747,7 @@ export function okWithStats(
   // Copied key by key rather than spread-then-delete: a delete can drop V8 into a slower object mode.
   const body: Json = {};
   for (const key of Object.keys(data)) {
-    if (key === 'meta') continue;
-    if (key === '__proto__') setOwn(body, key, data[key]);
-    else body[key] = data[key];
+    if (key !== 'meta') setOwn(body, key, data[key]);
   }
   body.meta = meta;
   const trimmer = new Trimmer(body, meta, internal);

@@ -9,7 +9,6 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.ts';
 import { type Config, loadConfig } from '../../server/config.ts';
 import { type CreateHubOptions, createHub, type Hub } from '../../server/hub.ts';
-import { createLogger } from '../../server/logger.ts';
 
 export interface TestHub {
   hub: Hub;
@@ -27,8 +26,7 @@ export async function startTestHub(
 ): Promise<TestHub> {
   const dir = mkdtempSync(join(tmpdir(), 'cos-hub-test-'));
   const config = loadConfig({ COS_REPO: dir, COS_PORT: '0', ...options.env }, {}, dir);
-  const logger = options.logger ?? createLogger({ stateDir: config.stateDir, level: 'info', sync: true });
-  const hub = createHub(config, { ...options, logger });
+  const hub = createHub(config, { logSync: true, ...options });
   const app = await buildApp(hub);
   const t: TestHub = {
     hub,

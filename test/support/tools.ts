@@ -147,6 +147,24 @@ export const progressTool = defineTool({
   },
 });
 
+export const sleepTool = defineTool({
+  name: 'cos_test_sleep',
+  title: 'Sleep',
+  description: 'Answers after `ms` milliseconds.',
+  module: 'kernel',
+  layer: 'health',
+  input: Type.Object(
+    { ms: Type.Integer({ minimum: 0, maximum: 5_000 }), agent_session: Type.Optional(Type.String()) },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({ slept: Type.Integer() }),
+  http: { method: 'POST', path: '/api/test/sleep', tag: 'test' },
+  handler: async (_ctx, input) => {
+    await new Promise((r) => setTimeout(r, input.ms));
+    return { slept: input.ms };
+  },
+});
+
 export const testTools: AnyTool[] = [
   echoTool,
   itemTool,
@@ -154,4 +172,5 @@ export const testTools: AnyTool[] = [
   failingTool,
   memoryModuleTool,
   progressTool,
+  sleepTool,
 ];

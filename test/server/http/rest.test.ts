@@ -185,7 +185,9 @@ describe('kernel tools', () => {
 
   test('PATCH /api/settings/modules/:id disables and enables a module and publishes module-changed', async () => {
     const seen: unknown[] = [];
-    const off = t.hub.events.subscribe((e) => seen.push(e.type));
+    const off = t.hub.events.subscribe((e) => {
+      if (e.type === 'module-changed') seen.push(e.type);
+    });
     const res = await t.app.inject({
       method: 'PATCH',
       url: '/api/settings/modules/docs',

@@ -1,0 +1,111 @@
+// Keeps log lines at WARN and above in the log_events table too (besides .mcp.log), so they can be
+// queried (cos_log_query) and shown live (log-warning). pino hands this stream serialised lines; the
+// sink exists before the database is open and buffers until it is attached.
+import type { Db } from '../db/open.ts';
+import type { EventBus } from '../events/bus.ts';
+
+const LEVEL_NAMES: Record<number, 'warn' | 'error' | 'fatal'> = { 40: 'warn', 50: 'error', 60: 'fatal' };
+const MAX_BUFFER = 5_000;
+const MAX_MESSAGE = 4_000;
+const MAX_STACK = 16_000;
+
+export interface LogEventRow {
+  at: number;
+  level: 'warn' | 'error' | 'fatal';
+  scope: string | null;
+  message: string;
+  error_id: string | null;
+  session: string | null;
+  stack: string | null;
+}
+
+export class LogSink {
+  private buffer: LogEventRow[] = [];
+  private db: Db | undefined;
+  private events: EventBus | undefined;
+  private insert: ReturnType<Db['prepare']> | undefined;
+  private scheduled = false;
+
+  /** pino stream interface. */
+  write(line: string): void {
+    let entry: Record<string, unknown>;
+    try {
+      entry = JSON.parse(line) as Record<string, unknown>;
+    } catch {
+      return;
+    }
+    const level = LEVEL_NAMES[Number(entry.level)];
+    if (!level) return;
+    const err = entry.err as { stack?: unknown; message?: unknown } | undefined;
+    const row: LogEventRow = {
+      at:
+        typeof entry.time === 'string'
+          ? Date.parse(entry.time)
+          : typeof entry.time === 'number'
+            ? entry.time
+            : Date.now(),
+      level,
+      scope:
+        typeof entry.scope === 'string'
+          ? entry.scope
+          : typeof entry.tool === 'string'
+            ? `tool:${entry.tool}`
+            : null,
+      message: String(entry.msg ?? err?.message ?? '').slice(0, MAX_MESSAGE),
+      error_id: typeof entry.errorId === 'string' ? entry.errorId : null,
+      session: typeof entry.session === 'string' ? entry.session : null,
+      stack: typeof err?.stack === 'string' ? err.stack.slice(0, MAX_STACK) : null,
+    };
+    this.buffer.push(row);
+    if (this.buffer.length > MAX_BUFFER) this.buffer.shift();
+    this.events?.publish('log-warning', {
+      level: row.level,
+      scope: row.scope,
+      message: row.message,
+      error_id: row.error_id,
+    });
+    this.schedule();
+  }
+
+  attach(db: Db, events: EventBus): void {
+    this.db = db;
+    this.events = events;
+    this.insert = db.prepare(
+      'INSERT INTO log_events (at, level, scope, message, error_id, session, stack) VALUES (@at, @level, @scope, @message, @error_id, @session, @stack)',
+    );
+    this.schedule();
+  }
+
+  detach(): void {
+    this.flush();
+    this.db = undefined;
+    this.insert = undefined;
+    this.events = undefined;
+  }
+
+  private schedule(): void {
+    if (this.scheduled || !this.db) return;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      this.flush();
+    });
+  }
+
+  flush(): void {
+    const db = this.db;
+    const insert = this.insert;
+    if (!db || !insert || this.buffer.length === 0 || !db.open) return;
+    const batch = this.buffer;
+    this.buffer = [];
+    try {
+      db.transaction(() => {
+        for (const row of batch) insert.run(row);
+      })();
+    } catch {
+      // The database refused (locked, full, read-only): keep the rows for the next attempt. Logging the
+      // failure would loop straight back into this sink.
+      this.buffer = batch.concat(this.buffer).slice(-MAX_BUFFER);
+    }
+  }
+}

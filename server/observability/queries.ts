@@ -1,0 +1,245 @@
+// Read side of observability: per-tool metrics over a window, the WARN+ log, and the merged timeline.
+import type { Db } from '../db/open.ts';
+
+export const WINDOWS = {
+  '5m': 5 * 60_000,
+  '15m': 15 * 60_000,
+  '1h': 3600_000,
+  '6h': 6 * 3600_000,
+  '24h': 24 * 3600_000,
+  '7d': 7 * 24 * 3600_000,
+} as const;
+export type WindowName = keyof typeof WINDOWS;
+
+export interface ToolMetrics {
+  tool: string;
+  calls: number;
+  errors: number;
+  error_rate: number;
+  errors_by_category: Record<string, number>;
+  p50_ms: number;
+  p95_ms: number;
+  p99_ms: number;
+  max_ms: number;
+  truncation_rate: number;
+  mean_response_bytes: number;
+}
+
+/** Nearest-rank percentile of an ascending list. */
+export function percentile(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
+  return sorted[rank - 1]!;
+}
+
+export function toolMetrics(db: Db, since: number, tool?: string): ToolMetrics[] {
+  const rows = db
+    .prepare(
+      `SELECT tool, duration_ms AS d, ok, error_category AS c, truncated AS t, response_bytes AS b
+       FROM tool_calls WHERE at >= ? ${tool ? 'AND tool = ?' : ''} ORDER BY tool, duration_ms`,
+    )
+    .raw()
+    .all(...(tool ? [since, tool] : [since])) as [string, number, number, string | null, number, number][];
+  const out: ToolMetrics[] = [];
+  let i = 0;
+  while (i < rows.length) {
+    const name = rows[i]![0];
+    const durations: number[] = [];
+    const byCategory: Record<string, number> = {};
+    let errors = 0;
+    let truncated = 0;
+    let bytes = 0;
+    for (; i < rows.length && rows[i]![0] === name; i++) {
+      const [, d, ok, c, t, b] = rows[i]!;
+      durations.push(d);
+      if (!ok) {
+        errors++;
+        const key = c ?? 'unknown';
+        byCategory[key] = (byCategory[key] ?? 0) + 1;
+      }
+      truncated += t;
+      bytes += b;
+    }
+    const n = durations.length;
+    const round = (x: number) => Math.round(x * 1000) / 1000;
+    out.push({
+      tool: name,
+      calls: n,
+      errors,
+      error_rate: round(errors / n),
+      errors_by_category: byCategory,
+      p50_ms: round(percentile(durations, 50)),
+      p95_ms: round(percentile(durations, 95)),
+      p99_ms: round(percentile(durations, 99)),
+      max_ms: round(durations[n - 1] ?? 0),
+      truncation_rate: round(truncated / n),
+      mean_response_bytes: Math.round(bytes / n),
+    });
+  }
+  return out.sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool));
+}
+
+export interface LogFilter {
+  level?: 'warn' | 'error' | 'fatal';
+  scope?: string;
+  since?: number;
+  text?: string;
+  session?: string;
+  error_id?: string;
+  /** Rows with an id below this (the cursor of the previous page). */
+  before_id?: number;
+  limit: number;
+}
+
+export interface LogRow {
+  id: number;
+  at: number;
+  level: string;
+  scope: string | null;
+  message: string;
+  error_id: string | null;
+  session: string | null;
+  stack: string | null;
+}
+
+const LEVEL_RANK = { warn: 40, error: 50, fatal: 60 } as const;
+
+export function queryLogs(db: Db, f: LogFilter): { entries: LogRow[]; next_cursor: string | null } {
+  const where: string[] = [];
+  const args: unknown[] = [];
+  if (f.level) {
+    where.push(`CASE level WHEN 'warn' THEN 40 WHEN 'error' THEN 50 ELSE 60 END >= ?`);
+    args.push(LEVEL_RANK[f.level]);
+  }
+  if (f.scope) {
+    where.push('scope = ?');
+    args.push(f.scope);
+  }
+  if (f.since !== undefined) {
+    where.push('at >= ?');
+    args.push(f.since);
+  }
+  if (f.text) {
+    // instr() is a plain substring test: no LIKE wildcards to escape, no FTS syntax to trip over.
+    where.push("(instr(lower(message), lower(?)) > 0 OR instr(lower(coalesce(stack, '')), lower(?)) > 0)");
+    args.push(f.text, f.text);
+  }
+  if (f.session) {
+    where.push('session = ?');
+    args.push(f.session);
+  }
+  if (f.error_id) {
+    where.push('error_id = ?');
+    args.push(f.error_id);
+  }
+  if (f.before_id !== undefined) {
+    where.push('id < ?');
+    args.push(f.before_id);
+  }
+  const rows = db
+    .prepare(
+      `SELECT id, at, level, scope, message, error_id, session, stack FROM log_events
+       ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
+    )
+    .all(...args, f.limit + 1) as LogRow[];
+  const more = rows.length > f.limit;
+  const entries = more ? rows.slice(0, f.limit) : rows;
+  return { entries, next_cursor: more ? String(entries[entries.length - 1]!.id) : null };
+}
+
+export interface TimelineEntry {
+  kind: 'tool_call' | 'board' | 'log';
+  id: number;
+  at: number;
+  summary: string;
+  ok: boolean;
+  detail: Record<string, unknown>;
+}
+
+function tableExists(db: Db, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_schema WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+/**
+ * Tool calls, board events and log events, newest first, strictly after the cursor `<at>:<kind>:<id>`
+ * (the last entry of the previous page). Ties on `at` are ordered by kind, then id, both descending.
+ */
+export function timeline(
+  db: Db,
+  limit: number,
+  cursor?: string,
+): { entries: TimelineEntry[]; next_cursor: string | null } {
+  const [atText, kindText = '', idText] = (cursor ?? '').split(':');
+  const beforeAt = cursor ? Number(atText) : Number.MAX_SAFE_INTEGER;
+  const beforeId = cursor ? Number(idText) : 0;
+  // For entries of kind K at exactly beforeAt: all come after the cursor when K sorts below the cursor's
+  // kind, those with a smaller id when it is the same kind, none when K sorts above.
+  const idBound = (kind: TimelineEntry['kind']) =>
+    !cursor
+      ? Number.MAX_SAFE_INTEGER
+      : kind < kindText
+        ? Number.MAX_SAFE_INTEGER
+        : kind === kindText
+          ? beforeId
+          : -1;
+  const take = limit + 1;
+  const entries: TimelineEntry[] = [];
+  for (const r of db
+    .prepare(
+      `SELECT id, at, tool, transport, mcp_session, client_name, agent_session, duration_ms, ok, error_category, truncated
+       FROM tool_calls WHERE at < ? OR (at = ? AND id < ?) ORDER BY at DESC, id DESC LIMIT ?`,
+    )
+    .all(beforeAt, beforeAt, idBound('tool_call'), take) as Record<string, unknown>[]) {
+    entries.push({
+      kind: 'tool_call',
+      id: r.id as number,
+      at: r.at as number,
+      summary: `${r.tool} over ${r.transport}${r.ok ? '' : ` failed: ${r.error_category}`} (${r.duration_ms} ms)`,
+      ok: r.ok === 1,
+      detail: { ...r, ok: r.ok === 1, truncated: r.truncated === 1 },
+    });
+  }
+  for (const r of db
+    .prepare(
+      `SELECT id, at, level, scope, message, error_id, session FROM log_events
+       WHERE at < ? OR (at = ? AND id < ?) ORDER BY at DESC, id DESC LIMIT ?`,
+    )
+    .all(beforeAt, beforeAt, idBound('log'), take) as Record<string, unknown>[]) {
+    entries.push({
+      kind: 'log',
+      id: r.id as number,
+      at: r.at as number,
+      summary: `${r.level}: ${r.message}`,
+      ok: r.level === 'warn',
+      detail: r,
+    });
+  }
+  if (tableExists(db, 'task_events')) {
+    // Board events keep ISO times; compare in milliseconds.
+    for (const r of db
+      .prepare(
+        `SELECT * FROM (
+           SELECT seq AS id, CAST(round((julianday(at) - 2440587.5) * 86400000) AS INTEGER) AS at_ms, task_id, type,
+             from_status, to_status, agent_session, source, reason FROM task_events)
+         WHERE at_ms < ? OR (at_ms = ? AND id < ?) ORDER BY at_ms DESC, id DESC LIMIT ?`,
+      )
+      .all(beforeAt, beforeAt, idBound('board'), take) as Record<string, unknown>[]) {
+      const move = r.type === 'status' ? ` ${r.from_status ?? '∅'} → ${r.to_status}` : '';
+      entries.push({
+        kind: 'board',
+        id: r.id as number,
+        at: r.at_ms as number,
+        summary: `TASK-${r.task_id} ${r.type}${move} (${r.source})`,
+        ok: true,
+        detail: r,
+      });
+    }
+  }
+  entries.sort((a, b) => b.at - a.at || (a.kind < b.kind ? 1 : a.kind > b.kind ? -1 : b.id - a.id));
+  const page = entries.slice(0, limit);
+  const last = page[page.length - 1];
+  return {
+    entries: page,
+    next_cursor: entries.length > limit && last ? `${last.at}:${last.kind}:${last.id}` : null,
+  };
+}

@@ -1,0 +1,187 @@
+// MCP sessions as people watching the hub see them: who is connected, with which client, what each did
+// last, and a lifecycle computed from the time since its last request: active (≤ 30 s), present
+// (≤ 5 min), idle (longer, still open), ended. The clock is injectable so tests can move time.
+import type { Db } from '../db/open.ts';
+import type { EventBus } from '../events/bus.ts';
+
+export const ACTIVE_MS = 30_000;
+export const PRESENT_MS = 5 * 60_000;
+
+export type Lifecycle = 'active' | 'present' | 'idle' | 'ended';
+
+export interface SessionView {
+  id: string;
+  client_name: string | null;
+  client_version: string | null;
+  created_at: number;
+  last_activity_at: number;
+  last_tool: string | null;
+  agent_session: string | null;
+  calls: number;
+  lifecycle: Lifecycle;
+  ended_at: number | null;
+  end_reason: string | null;
+}
+
+interface Live {
+  id: string;
+  client_name: string | null;
+  client_version: string | null;
+  created_at: number;
+  last_activity_at: number;
+  last_tool: string | null;
+  agent_session: string | null;
+  calls: number;
+}
+
+export function lifecycleOf(lastActivityAt: number, now: number): Exclude<Lifecycle, 'ended'> {
+  const age = now - lastActivityAt;
+  return age <= ACTIVE_MS ? 'active' : age <= PRESENT_MS ? 'present' : 'idle';
+}
+
+export class SessionTracker {
+  private readonly live = new Map<string, Live>();
+  private readonly lastLifecycle = new Map<string, Lifecycle>();
+  private readonly timer: NodeJS.Timeout;
+  private readonly upsert;
+  private readonly finish;
+
+  constructor(
+    private readonly db: Db,
+    private readonly events: EventBus,
+    readonly now: () => number = Date.now,
+  ) {
+    this.upsert = db.prepare(
+      `INSERT INTO mcp_sessions (id, client_name, client_version, created_at, last_activity_at, last_tool, agent_session, calls)
+       VALUES (@id, @client_name, @client_version, @created_at, @last_activity_at, @last_tool, @agent_session, @calls)
+       ON CONFLICT (id) DO UPDATE SET client_name = excluded.client_name, client_version = excluded.client_version,
+         last_activity_at = excluded.last_activity_at, last_tool = excluded.last_tool,
+         agent_session = excluded.agent_session, calls = excluded.calls`,
+    );
+    this.finish = db.prepare(
+      'UPDATE mcp_sessions SET ended_at = ?, end_reason = ?, last_activity_at = ?, last_tool = ?, agent_session = ?, calls = ? WHERE id = ?',
+    );
+    // Sessions left open by a hub that died are not connected any more.
+    db.prepare(
+      "UPDATE mcp_sessions SET ended_at = last_activity_at, end_reason = 'hub restarted' WHERE ended_at IS NULL",
+    ).run();
+    this.timer = setInterval(() => this.checkLifecycles(), 5_000);
+    this.timer.unref();
+  }
+
+  started(id: string, client: { name?: string; version?: string } | undefined): void {
+    const at = this.now();
+    const live: Live = {
+      id,
+      client_name: client?.name ?? null,
+      client_version: client?.version ?? null,
+      created_at: at,
+      last_activity_at: at,
+      last_tool: null,
+      agent_session: null,
+      calls: 0,
+    };
+    this.live.set(id, live);
+    this.upsert.run(live);
+    this.lastLifecycle.set(id, 'active');
+    this.publish();
+  }
+
+  touched(id: string): void {
+    const live = this.live.get(id);
+    if (!live) return;
+    live.last_activity_at = this.now();
+    if (this.lastLifecycle.get(id) !== 'active') this.checkLifecycles();
+  }
+
+  called(
+    id: string,
+    tool: string,
+    agentSession: string | null,
+    client?: { name?: string; version?: string },
+  ): void {
+    const live = this.live.get(id);
+    if (!live) return;
+    live.last_activity_at = this.now();
+    live.last_tool = tool;
+    live.calls++;
+    if (agentSession) live.agent_session = agentSession;
+    if (client?.name && !live.client_name) {
+      live.client_name = client.name;
+      live.client_version = client.version ?? null;
+    }
+    if (this.lastLifecycle.get(id) !== 'active') this.checkLifecycles();
+  }
+
+  ended(id: string, reason: string): void {
+    const live = this.live.get(id);
+    if (!live) return;
+    this.live.delete(id);
+    this.lastLifecycle.delete(id);
+    this.finish.run(
+      this.now(),
+      reason,
+      live.last_activity_at,
+      live.last_tool,
+      live.agent_session,
+      live.calls,
+      id,
+    );
+    this.publish();
+  }
+
+  /** Open sessions, then those that ended in the last `endedWithinMs`, most recent first. */
+  list(endedWithinMs = 3600_000, endedLimit = 50): SessionView[] {
+    const now = this.now();
+    const open: SessionView[] = [...this.live.values()]
+      .map((s) => ({
+        ...s,
+        lifecycle: lifecycleOf(s.last_activity_at, now) as Lifecycle,
+        ended_at: null,
+        end_reason: null,
+      }))
+      .sort((a, b) => b.last_activity_at - a.last_activity_at);
+    const ended = this.db
+      .prepare(
+        `SELECT id, client_name, client_version, created_at, last_activity_at, last_tool, agent_session, calls, ended_at, end_reason
+         FROM mcp_sessions WHERE ended_at IS NOT NULL AND ended_at >= ? ORDER BY ended_at DESC LIMIT ?`,
+      )
+      .all(now - endedWithinMs, endedLimit) as Omit<SessionView, 'lifecycle'>[];
+    return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const }))];
+  }
+
+  get openCount(): number {
+    return this.live.size;
+  }
+
+  /** Persists activity of open sessions (called with the call recorder's flush) and publishes lifecycle changes. */
+  checkLifecycles(): void {
+    const now = this.now();
+    let changed = false;
+    for (const s of this.live.values()) {
+      const lc = lifecycleOf(s.last_activity_at, now);
+      if (this.lastLifecycle.get(s.id) !== lc) {
+        this.lastLifecycle.set(s.id, lc);
+        changed = true;
+        this.upsert.run(s);
+      }
+    }
+    if (changed) this.publish();
+  }
+
+  counts(): Record<Lifecycle, number> {
+    const now = this.now();
+    const counts: Record<Lifecycle, number> = { active: 0, present: 0, idle: 0, ended: 0 };
+    for (const s of this.live.values()) counts[lifecycleOf(s.last_activity_at, now)]++;
+    return counts;
+  }
+
+  private publish(): void {
+    this.events.publish('presence-updated', { counts: this.counts(), open: this.live.size });
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    for (const s of this.live.values()) this.upsert.run(s);
+  }
+}
