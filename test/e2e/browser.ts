@@ -108,3 +108,12 @@ export async function screenshot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   return path;
 }
+
+/**
+ * Waits until the page shows no loading placeholder. (`networkidle` never comes: the page keeps the
+ * live event stream open.)
+ */
+export async function settle(page: Page): Promise<void> {
+  await page.waitForFunction("!document.body.innerText.includes('Loading')", undefined, { timeout: 15_000 });
+  await page.waitForTimeout(300);
+}

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
 import { startTestHub, type TestHub } from '../support/hub.ts';
-import { ensureSpaBuilt, launchChromium, openPage, screenshot } from './browser.ts';
+import { ensureSpaBuilt, launchChromium, openPage, screenshot, settle } from './browser.ts';
 
 const PAGES = [
   { path: '/board', title: 'Board', shot: 'board' },
@@ -47,7 +47,7 @@ describe('every page', () => {
         try {
           await page.goto(`${hub.url}${p.path}`);
           await page.getByRole('heading', { level: 1, name: p.title }).waitFor();
-          await page.waitForLoadState('networkidle');
+          await settle(page);
           await screenshot(page, `${p.shot}-${theme}`);
           assert.deepEqual(errors, []);
         } finally {

@@ -1,4 +1,5 @@
 import { Component, type ErrorInfo, type ReactNode, Suspense, useEffect } from 'react';
+import { PresenceSummary } from '../features/activity/presence-summary.tsx';
 import { Link, navigate, useLocation } from '../lib/router.tsx';
 import { useTheme } from '../lib/theme.ts';
 import { HOME, ROUTES, routeFor } from './routes.ts';
@@ -83,6 +84,7 @@ export function App() {
           </ul>
         </nav>
         <div className="header-tools">
+          <PresenceSummary />
           <button type="button" onClick={theme.next} aria-label={`${THEME_LABEL[theme.choice]}; change`}>
             <span aria-hidden="true">
               {theme.choice === 'dark' ? '☾' : theme.choice === 'light' ? '☀' : '◐'}
