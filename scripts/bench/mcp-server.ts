@@ -45,6 +45,8 @@ const body = {
   data: { rows: ROWS, meta: { layer: 'health', tokens_estimated: 600, truncated: false } },
 };
 bare.get('/rows', async () => body);
+// CPU time of this process, so the load generator can report CPU per request, which machine noise barely moves.
+bare.get('/cpu', async () => process.cpuUsage());
 await bare.listen({ port: 0, host: '127.0.0.1' });
 
 const portOf = (a: ReturnType<typeof app.server.address>) => (typeof a === 'object' && a ? a.port : 0);

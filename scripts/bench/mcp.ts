@@ -80,9 +80,16 @@ async function openSession(port: number): Promise<string> {
   return id;
 }
 
+let serverPort = 0;
+async function serverCpuMicros(): Promise<number> {
+  const u = JSON.parse(await get(serverPort, '/cpu')) as { user: number; system: number };
+  return u.user + u.system;
+}
+
 async function load(concurrency: number, once: () => Promise<number>) {
   const latencies: number[] = [];
   let bytes = 0;
+  const cpu0 = await serverCpuMicros();
   const end = performance.now() + SECONDS * 1000;
   const started = performance.now();
   await Promise.all(
@@ -95,7 +102,8 @@ async function load(concurrency: number, once: () => Promise<number>) {
     }),
   );
   const elapsed = (performance.now() - started) / 1000;
-  return { rps: latencies.length / elapsed, bytes, ...summarize(latencies) };
+  const cpuPerCall = ((await serverCpuMicros()) - cpu0) / latencies.length;
+  return { rps: latencies.length / elapsed, bytes, cpuPerCall, ...summarize(latencies) };
 }
 
 const child = spawn(
@@ -109,6 +117,7 @@ const first = await new Promise<string>((resolve) =>
   createInterface({ input: child.stdout! }).once('line', resolve),
 );
 const ports = JSON.parse(first) as { hub: number; bare: number };
+serverPort = ports.bare;
 
 const rows: (string | number)[][] = [];
 try {
@@ -138,9 +147,11 @@ try {
       fmt(bare.rps, 0),
       fmt(bare.p50),
       fmt(bare.p99),
+      fmt(bare.cpuPerCall, 0),
       fmt(mcp.rps, 0),
       fmt(mcp.p50),
       fmt(mcp.p99),
+      fmt(mcp.cpuPerCall, 0),
       fmt(mcp.rps / bare.rps),
       mcp.bytes,
     ]);
@@ -157,10 +168,12 @@ console.log(
       'bare req/s',
       'bare p50 ms',
       'bare p99 ms',
+      'bare server CPU µs/req',
       'MCP calls/s',
       'MCP p50 ms',
       'MCP p99 ms',
-      'MCP/bare',
+      'MCP server CPU µs/call',
+      'MCP/bare throughput',
       'MCP answer bytes',
     ],
     rows,

@@ -47,18 +47,30 @@ export function listMigrations(dir = MIGRATIONS_DIR): Migration[] {
     }));
 }
 
-/** Applies every migration newer than `PRAGMA user_version`, each in its own transaction. */
+/**
+ * Applies every migration not applied yet, in order, each in its own transaction, and records it in
+ * schema_migrations. Applied versions are tracked one by one (not only the highest) because modules
+ * are built on branches: a migration numbered below one already applied must still run.
+ * `PRAGMA user_version` mirrors the highest applied version for tools that read it.
+ */
 export function migrate(db: Db, migrations = listMigrations()): number {
-  let current = schemaVersion(db);
+  db.exec(
+    'CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL) STRICT',
+  );
+  const applied = new Set(db.prepare('SELECT version FROM schema_migrations').pluck().all() as number[]);
+  const record = db.prepare(
+    "INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))",
+  );
   for (const m of migrations) {
-    if (m.version <= current) continue;
+    if (applied.has(m.version)) continue;
     db.transaction(() => {
       db.exec(m.sql);
-      db.pragma(`user_version = ${m.version}`);
+      record.run(m.version, m.name);
+      const highest = db.prepare('SELECT max(version) FROM schema_migrations').pluck().get() as number;
+      db.pragma(`user_version = ${highest}`);
     }).immediate();
-    current = m.version;
   }
-  return current;
+  return schemaVersion(db);
 }
 
 export function schemaVersion(db: Db): number {

@@ -1,10 +1,10 @@
 // POST, GET and DELETE /mcp: Streamable HTTP. Fastify parses the body (so its size limit and JSON errors
 // answer in the hub's error shape), then the request is handed to the session's SDK transport.
-import type { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Hub } from '../hub.ts';
 import { McpSessions } from './sessions.ts';
+import type { NodeStreamableTransport } from './transport.ts';
 
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
   return reply
@@ -24,7 +24,7 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
   const handle = async (request: FastifyRequest, reply: FastifyReply) => {
     const header = request.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
-    let transport: StreamableHTTPServerTransport;
+    let transport: NodeStreamableTransport;
     if (sessionId) {
       const session = sessions.get(sessionId);
       if (!session) {

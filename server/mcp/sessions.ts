@@ -2,13 +2,13 @@
 // evicted; modules changing sends notifications/tools/list_changed to every session.
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Hub } from '../hub.ts';
 import { createMcpServer } from './server.ts';
+import { NodeStreamableTransport } from './transport.ts';
 
 export interface McpSession {
   id: string;
-  transport: StreamableHTTPServerTransport;
+  transport: NodeStreamableTransport;
   server: Server;
   createdAt: number;
   lastActivityAt: number;
@@ -69,9 +69,9 @@ export class McpSessions {
   }
 
   /** A transport for an initialize request; it joins the table once the SDK has assigned its session id. */
-  async create(): Promise<StreamableHTTPServerTransport> {
+  async create(): Promise<NodeStreamableTransport> {
     const server = createMcpServer(this.hub);
-    const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({
+    const transport = new NodeStreamableTransport({
       sessionIdGenerator: () => randomUUID(),
       onsessioninitialized: (id) => {
         const at = this.now();

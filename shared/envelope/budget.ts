@@ -3,6 +3,8 @@
 // through at roughly four times the real budget.
 
 const NON_ASCII = /[\u0080-\uffff]/;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: every ASCII character, control ones included
+const ASCII_RUNS = /[\u0000-\u007f]+/g;
 
 /** ASCII and non-ASCII UTF-16 code units of a text: the two quantities every size below derives from. */
 export interface CharCounts {
@@ -11,14 +13,11 @@ export interface CharCounts {
 }
 
 export function countChars(text: string): CharCounts {
-  // The regex scan is native and exits on the first hit, so pure-ASCII text (the common case) never
-  // enters the JS loop.
-  const first = text.search(NON_ASCII);
-  if (first < 0) return { ascii: text.length, nonAscii: 0 };
-  let nonAscii = 0;
-  for (let i = first; i < text.length; i++) {
-    if (text.charCodeAt(i) > 0x7f) nonAscii++;
-  }
+  // Both paths stay in native regex code: a test that stops at the first non-ASCII character (pure ASCII,
+  // the common case, is one pass), else deleting the ASCII runs and counting what is left, several times
+  // faster than a charCodeAt loop over a large text.
+  if (!NON_ASCII.test(text)) return { ascii: text.length, nonAscii: 0 };
+  const nonAscii = text.replace(ASCII_RUNS, '').length;
   return { ascii: text.length - nonAscii, nonAscii };
 }
 

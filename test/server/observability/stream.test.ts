@@ -118,7 +118,8 @@ describe('churn', () => {
     })();
     const end = Date.now() + seconds * 1000;
     let rounds = 0;
-    while (Date.now() < end) {
+    // At least three rounds even when a loaded machine makes one round take the whole budget.
+    while (Date.now() < end || rounds < 3) {
       const clients = await Promise.all(Array.from({ length: 200 }, () => openSse(url)));
       await Promise.all(clients.map((c) => c.waitFor((e) => e.event === 'connected')));
       for (const c of clients) c.close();
@@ -130,7 +131,6 @@ describe('churn', () => {
     await settle();
     await settle();
 
-    assert.ok(rounds >= 2, `rounds ${rounds}`);
     assert.ok(calls > 10, `tool calls during churn ${calls}`);
     assert.equal(t.hub.events.listenerCount, baseListeners, 'every subscriber was released');
     const handles = (process as unknown as { _getActiveHandles(): unknown[] })._getActiveHandles().length;

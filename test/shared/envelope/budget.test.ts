@@ -22,6 +22,12 @@ describe('estimateTokens and budgetSize', () => {
     assert.equal(estimateTokens('ab函数'), 3);
   });
 
+  it('counts control characters as ASCII and each half of a surrogate pair as one token', () => {
+    assert.equal(estimateTokens('\u0001\n\t\u007f'), 1);
+    assert.equal(estimateTokens('a😀'), 3);
+    assert.equal(estimateTokens(`${'x'.repeat(8)}文${'y'.repeat(4)}ж`), 5);
+  });
+
   it('sizes ASCII by its length and non-Latin text by four per token', () => {
     assert.equal(budgetSize('x'.repeat(1001)), 1004);
     assert.equal(budgetSize('x'.repeat(1000)), 1000);

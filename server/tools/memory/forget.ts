@@ -1,0 +1,26 @@
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../define.ts';
+
+export const ForgetInputSchema = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, description: 'Observation id' }),
+    reason: Type.Optional(Type.String({ maxLength: 500, description: 'Why it goes: kept in the audit log' })),
+  },
+  { additionalProperties: false },
+);
+
+export const forgetTool = defineTool({
+  name: 'cos_forget',
+  title: 'Forget an observation',
+  description:
+    'Delete an observation that is wrong or no longer true. The deletion is audited (id, type, content hash, ' +
+    'reason, who, when); the text itself is not kept.',
+  module: 'memory',
+  layer: 'memory',
+  input: ForgetInputSchema,
+  output: Type.Object({ id: Type.Integer(), audit_id: Type.Integer() }),
+  annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: false },
+  http: { method: 'DELETE', path: '/api/memory/observations/:id' },
+  handler: (ctx, input) =>
+    ctx.services.memory.forget(input.id, input.reason ?? '', ctx.caller.mcpSessionId ?? ctx.caller.transport),
+});

@@ -1,0 +1,37 @@
+import { Type } from '@sinclair/typebox';
+import { ObservationSchema } from '../../memory/schemas.ts';
+import { defineTool } from '../define.ts';
+import { ObservationRecordInputSchema } from './observation-record.ts';
+
+const p = ObservationRecordInputSchema.properties;
+
+export const ObservationUpdateInputSchema = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, description: 'Observation id' }),
+    title: Type.Optional(p.title),
+    narrative: p.narrative,
+    facts: p.facts,
+    concepts: p.concepts,
+    type: Type.Optional(p.type),
+    confidence: p.confidence,
+    impact: p.impact,
+    files: p.files,
+    task_id: Type.Optional(Type.Union([p.task_id, Type.Null()], { description: 'null detaches the task' })),
+  },
+  { additionalProperties: false },
+);
+
+export const observationUpdateTool = defineTool({
+  name: 'cos_observation_update',
+  title: 'Correct an observation',
+  description:
+    'Change fields of an observation (omitted fields stay). Use it to raise or lower confidence as evidence ' +
+    'comes in, rather than recording a near-copy.',
+  module: 'memory',
+  layer: 'memory',
+  input: ObservationUpdateInputSchema,
+  output: ObservationSchema,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  http: { method: 'PATCH', path: '/api/memory/observations/:id' },
+  handler: (ctx, { id, ...patch }) => ctx.services.memory.update(id, patch),
+});
