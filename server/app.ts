@@ -12,6 +12,7 @@ import Fastify, {
 } from 'fastify';
 import { sendError } from './http/error-reply.ts';
 import { registerMetrics } from './http/metrics.ts';
+import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import { addSharedSchemas } from './http/schemas.ts';
 import { registerSecurity } from './http/security.ts';
 import { registerStream } from './http/stream.ts';
@@ -44,8 +45,9 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
   });
   app.decorate('hub', hub);
 
-  // 1. Security first: a refused request reaches nothing else.
+  // 1. Security first: a refused request reaches nothing else; then the per-client rate limit.
   registerSecurity(app, hub.config);
+  registerRateLimit(app, new RateLimiter(hub.config.rateLimit));
 
   // 2. One error shape for Fastify's own failures too.
   app.setErrorHandler((error: FastifyError, request, reply) => {

@@ -18,6 +18,8 @@ export interface Config {
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   logLevel: string;
+  /** Requests per second (sustained, and the burst allowed on top) per MCP session or remote address. */
+  rateLimit: { perSecond: number; burst: number };
   /** Tool calls, log events and ended sessions older than this, or beyond the row cap, are deleted. */
   retention: { maxAgeMs: number; maxRows: number };
 }
@@ -72,6 +74,10 @@ export function loadConfig(
     mcpSessionIdleMs: Number.isFinite(idleMinutes) && idleMinutes > 0 ? idleMinutes * 60_000 : 30 * 60_000,
     bodyLimitBytes: Number(env.COS_BODY_LIMIT_BYTES ?? 4 * 1024 * 1024),
     logLevel: env.COS_LOG_LEVEL ?? 'info',
+    rateLimit: {
+      perSecond: env.COS_RATE_LIMIT_RPS === '0' ? 0 : positive(env.COS_RATE_LIMIT_RPS, 500),
+      burst: positive(env.COS_RATE_LIMIT_BURST, 1000),
+    },
     retention: {
       maxAgeMs: positive(env.COS_RETENTION_DAYS, 7) * 24 * 3600_000,
       maxRows: Math.round(positive(env.COS_RETENTION_ROWS, 200_000)),

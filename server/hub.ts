@@ -131,7 +131,16 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       };
     },
     async start() {
-      for (const service of lifecycle) await service.start?.();
+      // Concurrently: the hub answers while every service indexes, and one failing start stops no other.
+      await Promise.all(
+        lifecycle.map(async (service) => {
+          try {
+            await service.start?.();
+          } catch (err) {
+            logger.error({ err, scope: service.name }, `${service.name} failed to start`);
+          }
+        }),
+      );
     },
     async close() {
       if (closed) return;
@@ -140,7 +149,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
         try {
           await service.close?.();
         } catch (err) {
-          logger.error({ err }, 'a service failed to close');
+          logger.error({ err, scope: service.name }, `${service.name} failed to close`);
         }
       }
       calls.close();

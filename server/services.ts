@@ -3,8 +3,11 @@
 import type { Logger } from 'pino';
 import type { Config } from './config.ts';
 import type { Db } from './db/open.ts';
+import { createDocsService } from './docs/service.ts';
 import type { EventBus } from './events/bus.ts';
+import { createMemoryService } from './memory/service.ts';
 import type { ModuleState } from './modules.ts';
+import { createSuperviseService } from './supervise/service.ts';
 import type { HubServices } from './tools/context.ts';
 
 export interface ServiceDeps {
@@ -16,13 +19,21 @@ export interface ServiceDeps {
   modules: ModuleState;
 }
 
+/** Background work a service starts with the hub (indexing, watching) and stops with it. */
 export interface ServiceLifecycle {
-  start?(): void | Promise<void>;
+  name: string;
+  start?(): unknown;
   close?(): void | Promise<void>;
 }
 
-export function createServices(_deps: ServiceDeps): { services: HubServices; lifecycle: ServiceLifecycle[] } {
-  const services = {} as HubServices;
-  const lifecycle: ServiceLifecycle[] = [];
+export function createServices(deps: ServiceDeps): { services: HubServices; lifecycle: ServiceLifecycle[] } {
+  const { config, db, logger, events } = deps;
+  const memory = createMemoryService({ db });
+  const docs = createDocsService({ db, repo: config.repo, stateDir: config.stateDir, logger, events });
+  const supervise = createSuperviseService({ agentDir: config.agentDir, stateDir: config.stateDir, logger });
+  const services = { memory, docs, supervise } as HubServices;
+  const lifecycle: ServiceLifecycle[] = [
+    { name: 'docs', start: () => docs.start(), close: () => docs.close() },
+  ];
   return { services, lifecycle };
 }

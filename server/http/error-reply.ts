@@ -5,12 +5,10 @@ import type { ErrorCategory } from '../../shared/envelope/index.ts';
 import { fail } from '../../shared/envelope/index.ts';
 import { RETRY_AFTER_SECONDS, statusFor } from './unwrap.ts';
 
-export type HttpErrorCategory = ErrorCategory | 'unauthorized' | 'rate_limited';
+export type HttpErrorCategory = ErrorCategory | 'unauthorized';
 
 export function errorBody(category: HttpErrorCategory, message: string, retryable?: boolean) {
-  if (category === 'unauthorized' || category === 'rate_limited') {
-    return { error: { category, retryable: retryable ?? category === 'rate_limited', message } };
-  }
+  if (category === 'unauthorized') return { error: { category, retryable: retryable ?? false, message } };
   const envelope = fail(category, message, retryable === undefined ? {} : { retryable });
   return { error: envelope.error };
 }

@@ -8,7 +8,6 @@ export const STATUS_BY_CATEGORY: Record<string, number> = {
   permission: 403,
   module_disabled: 403,
   not_found: 404,
-  rate_limited: 429,
   internal: 500,
   transient: 503,
   unavailable: 503,

@@ -75,10 +75,11 @@ export class NodeStreamableTransport implements Transport {
     code: number,
     message: string,
     extra: Record<string, string> = {},
-  ): void {
+  ): undefined {
     this.onerror?.(new Error(message));
     const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
     res.writeHead(status, { 'content-type': 'application/json', ...extra }).end(body);
+    return undefined;
   }
 
   async handleRequest(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
@@ -109,7 +110,7 @@ export class NodeStreamableTransport implements Transport {
     return true;
   }
 
-  private post(req: IncomingMessage, res: ServerResponse, body: unknown): void {
+  private post(req: IncomingMessage, res: ServerResponse, body: unknown): undefined {
     const accept = req.headers.accept ?? '';
     if (!accept.includes('application/json') || !accept.includes('text/event-stream')) {
       return this.error(
@@ -178,7 +179,7 @@ export class NodeStreamableTransport implements Transport {
     for (const id of stream.order) if (this.byRequest.get(id) === stream) this.byRequest.delete(id);
   }
 
-  private get(req: IncomingMessage, res: ServerResponse): void {
+  private get(req: IncomingMessage, res: ServerResponse): undefined {
     if (!(req.headers.accept ?? '').includes('text/event-stream')) {
       return this.error(res, 406, -32000, 'Not Acceptable: Client must accept text/event-stream');
     }
@@ -205,7 +206,7 @@ export class NodeStreamableTransport implements Transport {
     });
   }
 
-  private delete(req: IncomingMessage, res: ServerResponse): void {
+  private delete(req: IncomingMessage, res: ServerResponse): undefined {
     if (!this.initialized) return this.error(res, 400, -32000, 'Bad Request: Server not initialized');
     if (!this.protocolVersionOk(req, res)) return;
     if (this.sessionId) this.options.onsessionclosed?.(this.sessionId);

@@ -1,7 +1,7 @@
 // Shapes of memory records as every face shows them (MCP, REST, OpenAPI): one definition, used by the
 // service's types and by the tools' output schemas.
 import { type Static, Type } from '@sinclair/typebox';
-import './formats.ts';
+import '../tools/formats.ts';
 import { IMPACTS, MEMORY_TYPES } from './store.ts';
 
 export const MemoryTypeSchema = Type.Union(

@@ -7,7 +7,7 @@ import { basename, dirname, join } from 'node:path';
 import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Logger } from 'pino';
-import '../memory/formats.ts';
+import '../tools/formats.ts';
 import { SESSION_ID_PATTERN } from '../memory/schemas.ts';
 import { ToolError } from '../tools/errors.ts';
 import { newErrorId } from '../tools/run.ts';

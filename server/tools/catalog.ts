@@ -1,7 +1,16 @@
 // Every tool the product serves, one import per layer. Tools written only to exercise the registry live
 // under test/, not here.
 import type { AnyTool } from './define.ts';
+import { docsTools } from './docs/index.ts';
 import { kernelTools } from './kernel/index.ts';
+import { memoryTools } from './memory/index.ts';
 import { observabilityTools } from './observability/index.ts';
+import { superviseTools } from './supervise/index.ts';
 
-export const catalog: readonly AnyTool[] = [...kernelTools, ...observabilityTools];
+export const catalog: readonly AnyTool[] = [
+  ...kernelTools,
+  ...observabilityTools,
+  ...memoryTools,
+  ...docsTools,
+  ...superviseTools,
+];

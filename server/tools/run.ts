@@ -10,6 +10,7 @@ import { threadName } from '../logger.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool } from './define.ts';
 import { ToolError } from './errors.ts';
+import './formats.ts';
 
 export interface RunOptions {
   /** true on MCP (the 32 KB agent budget), false for the browser (REST). */

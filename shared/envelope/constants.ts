@@ -70,11 +70,11 @@ export const RETRYABLE_DEFAULTS: Readonly<Record<ErrorCategory, boolean>> = Obje
 });
 
 /**
- * Categories only the HTTP edge emits, before any tool runs: a missing or wrong bearer token (401) and a
- * refused burst (429). `fail()` never produces them, but ErrorBodySchema accepts them so one error schema
- * describes every REST error response.
+ * Categories only the HTTP edge emits, before any tool runs: a missing or wrong bearer token (401).
+ * `fail()` never produces it, but ErrorBodySchema accepts it so one error schema describes every REST
+ * error response. (A refused burst is `transient` with status 429 and Retry-After: retrying later works.)
  */
-export const HTTP_ONLY_ERROR_CATEGORIES = ['unauthorized', 'rate_limited'] as const;
+export const HTTP_ONLY_ERROR_CATEGORIES = ['unauthorized'] as const;
 export type HttpOnlyErrorCategory = (typeof HTTP_ONLY_ERROR_CATEGORIES)[number];
 
 /** Which retrieval layer answered; `kernel` is the hub's own always-on module (health, settings, modules). */

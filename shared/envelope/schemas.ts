@@ -57,7 +57,7 @@ export const ErrorBodySchema = Type.Object(
       [...ERROR_CATEGORIES, ...HTTP_ONLY_ERROR_CATEGORIES].map((category) => Type.Literal(category)),
       {
         description:
-          '`unauthorized` (401) and `rate_limited` (429) come only from the HTTP edge, never a tool.',
+          '`unauthorized` (401) comes only from the HTTP edge, never a tool. A refused burst is `transient` with status 429.',
       },
     ),
     retryable: Type.Boolean(),

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import '../../memory/formats.ts';
+import '../formats.ts';
 import { defineTool } from '../define.ts';
 
 export const DocHeaderSchema = Type.Object({

@@ -82,8 +82,10 @@ describe('TypeBox schemas', () => {
     assert.ok(
       Value.Check(ErrorBodySchema, { category: 'unauthorized', retryable: false, message: 'token required' }),
     );
-    assert.ok(
+    assert.equal(
       Value.Check(ErrorBodySchema, { category: 'rate_limited', retryable: true, message: 'slow down' }),
+      false,
+      'a refused burst is transient (429), not a category of its own',
     );
   });
 
