@@ -13,7 +13,6 @@ const LEAD: Record<ApiError['category'], string> = {
   internal: 'Something went wrong inside the hub.',
   module_disabled: 'That part of the hub is turned off.',
   unauthorized: 'The hub needs its access token for this.',
-  rate_limited: 'The hub is busy with too many requests; wait a moment.',
 };
 
 /** The hub's messages start lower-case and carry no full stop; show them as a sentence. */

@@ -4,7 +4,7 @@ export function PendingRoutes({ what, issue }: { what: string; issue: number }) 
     <div className="notice notice-info" role="status">
       <p>
         <span className="notice-icon" aria-hidden="true">
-          ⏳
+          ℹ
         </span>{' '}
         <strong>Not available in this build.</strong> This page needs {what} (issue {issue}), which this hub
         does not serve yet.
