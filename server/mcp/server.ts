@@ -5,6 +5,7 @@ import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import {
   CallToolRequestSchema,
   type CallToolResult,
+  type JSONRPCMessage,
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -44,6 +45,28 @@ export function toCallResult(envelope: Envelope, text = JSON.stringify(envelope)
     structuredContent: envelope as unknown as Record<string, unknown>,
     isError: !envelope.ok,
   };
+}
+
+/**
+ * tools/call whose `arguments` is not an object (a list, a string, null): the SDK's schema would refuse
+ * it with a JSON-RPC error; agents are promised a validation envelope instead.
+ */
+export function answerMalformedCall(request: Record<string, unknown>): JSONRPCMessage | undefined {
+  if (request.method !== 'tools/call') return undefined;
+  const params = request.params as { name?: unknown; arguments?: unknown } | undefined;
+  const args = params?.arguments;
+  if (args === undefined || (args !== null && typeof args === 'object' && !Array.isArray(args)))
+    return undefined;
+  const name = typeof params?.name === 'string' ? params.name : 'the tool';
+  const envelope = fail(
+    'validation',
+    `${name} takes an object of named arguments, not ${args === null ? 'null' : Array.isArray(args) ? 'a list' : `a ${typeof args}`}`,
+  );
+  return {
+    jsonrpc: '2.0',
+    id: request.id as string | number,
+    result: toCallResult(envelope),
+  } as JSONRPCMessage;
 }
 
 export function createMcpServer(hub: Hub): Server {

@@ -3,7 +3,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Hub } from '../hub.ts';
-import { createMcpServer } from './server.ts';
+import { answerMalformedCall, createMcpServer } from './server.ts';
 import { NodeStreamableTransport } from './transport.ts';
 
 export interface McpSession {
@@ -73,6 +73,7 @@ export class McpSessions {
     const server = createMcpServer(this.hub);
     const transport = new NodeStreamableTransport({
       sessionIdGenerator: () => randomUUID(),
+      intercept: answerMalformedCall,
       onsessioninitialized: (id) => {
         const at = this.now();
         this.sessions.set(id, { id, transport, server, createdAt: at, lastActivityAt: at });

@@ -19,7 +19,7 @@ import {
 const MAX_BATCH = 100;
 const KEEPALIVE_MS = 15_000;
 
-type Message = Record<string, unknown>;
+export type Message = Record<string, unknown>;
 
 const isObject = (m: unknown): m is Message => m !== null && typeof m === 'object' && !Array.isArray(m);
 const isRequest = (m: Message) => typeof m.method === 'string' && 'id' in m;
@@ -40,6 +40,12 @@ interface PostStream {
 
 export interface NodeTransportOptions {
   sessionIdGenerator: () => string;
+  /**
+   * Answers a request before the protocol layer sees it, when it returns a response. The hub uses it
+   * for tools/call with arguments that are not an object, which the SDK would refuse as a JSON-RPC
+   * error instead of the validation envelope agents are promised.
+   */
+  intercept?: (request: Message) => JSONRPCMessage | undefined;
   onsessioninitialized?: (sessionId: string) => void;
   onsessionclosed?: (sessionId: string) => void;
 }
@@ -170,7 +176,11 @@ export class NodeStreamableTransport implements Transport {
     }
     // A client that goes away before its answers are ready frees its stream; late answers are dropped.
     res.once('close', () => this.release(stream));
-    for (const m of messages) this.onmessage?.(m as JSONRPCMessage);
+    for (const m of messages) {
+      const early = isRequest(m) ? this.options.intercept?.(m) : undefined;
+      if (early) void this.send(early);
+      else this.onmessage?.(m as JSONRPCMessage);
+    }
   }
 
   private release(stream: PostStream): void {

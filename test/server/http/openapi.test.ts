@@ -9,6 +9,7 @@ import {
   OPENAPI_SNAPSHOT_PATH,
   snapshotText,
 } from '../../../scripts/lib/openapi.ts';
+import { README_PATH, readmeWithToolsTable } from '../../../scripts/lib/tools-table.ts';
 
 const doc = await buildOpenApiDocument();
 
@@ -50,6 +51,10 @@ test('every operation has an operationId, tags, a { data, meta } 200 and the err
     }
   }
   assert.ok(count >= 3);
+});
+
+test('the README table of tools is current (run `npm run gen-api` if this fails)', () => {
+  assert.equal(readFileSync(README_PATH, 'utf8'), readmeWithToolsTable());
 });
 
 test('web/src/lib/api-types.ts and web/openapi.json are current (run `npm run gen-api` if this fails)', async () => {

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
 import { catalog } from '../../../server/tools/catalog.ts';
 import { budgetSize, TOKEN_BUDGET_CHARS } from '../../../shared/envelope/index.ts';
 import { connectClient, startTestHub, type TestHub } from '../../support/hub.ts';
@@ -73,6 +73,19 @@ describe('tools/call', () => {
     assert.equal(env.ok, false);
     assert.equal(env.error?.category, 'validation');
     assert.match(env.error?.message ?? '', /text/);
+  });
+
+  test('arguments that are not an object answer a validation envelope, not a JSON-RPC error', async () => {
+    for (const args of [[1, 2], 'text', 42, null]) {
+      const result = await client.request(
+        { method: 'tools/call', params: { name: 'cos_test_echo', arguments: args as never } },
+        CallToolResultSchema,
+      );
+      const env = result.structuredContent as Env;
+      assert.equal(result.isError, true);
+      assert.equal(env.error?.category, 'validation', JSON.stringify(args));
+      assert.match(env.error?.message ?? '', /object of named arguments/);
+    }
   });
 
   test('an unknown tool answers not_found', async () => {

@@ -1,0 +1,319 @@
+// The board's index over prepared statements. A factory, not a singleton: each connection (the main
+// thread's, a test's second connection, a bench's) gets its own store, and every statement is prepared
+// once here. better-sqlite3 types stay inside this file and server/db.
+import type { Db } from '../db/open.ts';
+import {
+  type ChangeSource,
+  type Kind,
+  type Priority,
+  priorityRank,
+  READY_LABEL,
+  type Status,
+  type TaskFields,
+} from './model.ts';
+
+export interface TaskRow {
+  id: number;
+  path: string;
+  title: string;
+  status: Status;
+  kind: Kind;
+  priority: Priority;
+  priority_rank: number;
+  appetite: string | null;
+  swimlane: string | null;
+  epic: string | null;
+  labels: string;
+  created: string | null;
+  started: string | null;
+  completed: string | null;
+  agent_session: string | null;
+  depends_on: string;
+  blocked_by: string;
+  refs: string;
+  version: number;
+  ready: number;
+  body: string;
+  content_hash: string;
+  indexed_at: string;
+}
+
+export interface BoardFilters {
+  kind?: string | undefined;
+  swimlane?: string | undefined;
+  epic?: string | undefined;
+  label?: string | undefined;
+}
+
+export interface EventRow {
+  seq: number;
+  task_id: number;
+  at: string;
+  type: 'created' | 'status' | 'edit' | 'work_log' | 'file' | 'deleted';
+  from_status: string | null;
+  to_status: string | null;
+  agent_session: string | null;
+  source: ChangeSource;
+  reason: string | null;
+  version: number | null;
+  detail: string | null;
+}
+
+export interface ParseErrorRow {
+  path: string;
+  reason: string;
+  content_hash: string;
+  seen_at: string;
+}
+
+export interface SearchRow {
+  id: number;
+  title: string;
+  status: Status;
+  kind: Kind;
+  priority: Priority;
+  path: string;
+  score: number;
+  snippet: string;
+}
+
+const FILTER_SQL = `
+  (@kind IS NULL OR t.kind = @kind)
+  AND (@swimlane IS NULL OR t.swimlane = @swimlane)
+  AND (@epic IS NULL OR t.epic = @epic)
+  AND (@label IS NULL OR EXISTS (SELECT 1 FROM task_labels l WHERE l.task_id = t.id AND l.label = @label))`;
+
+/** A dependency counts as done when complete, or archived after completion (archived without finishing does not). */
+const DEP_UNMET_SQL = `
+  SELECT 1 FROM task_deps d LEFT JOIN tasks x ON x.id = d.depends_on
+  WHERE d.task_id = t.id
+    AND (x.id IS NULL OR NOT (x.status = 'complete' OR (x.status = 'archive' AND x.completed IS NOT NULL)))`;
+
+const now = () => new Date().toISOString();
+
+const KNOWN_HEADING = /^#{1,2}[ \t]+(outcome|read first|acceptance|work log)[ \t#]*$/i;
+
+/** The body as search sees it: the known section headings would match every task, so they are left out. */
+export function searchableBody(body: string): string {
+  return body
+    .split(/\r?\n/)
+    .filter((l) => !KNOWN_HEADING.test(l))
+    .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
+    .trim();
+}
+
+export function createBoardStore(db: Db) {
+  const s = {
+    get: db.prepare<[number], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
+    getByPath: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE path = ?'),
+    upsert: db.prepare(`
+      INSERT INTO tasks (id, path, title, status, kind, priority, priority_rank, appetite, swimlane, epic, labels,
+        created, started, completed, agent_session, depends_on, blocked_by, refs, version, ready, body,
+        content_hash, indexed_at)
+      VALUES (@id, @path, @title, @status, @kind, @priority, @priority_rank, @appetite, @swimlane, @epic, @labels,
+        @created, @started, @completed, @agent_session, @depends_on, @blocked_by, @refs, @version, @ready, @body,
+        @content_hash, @indexed_at)
+      ON CONFLICT (id) DO UPDATE SET path = excluded.path, title = excluded.title, status = excluded.status,
+        kind = excluded.kind, priority = excluded.priority, priority_rank = excluded.priority_rank,
+        appetite = excluded.appetite, swimlane = excluded.swimlane, epic = excluded.epic, labels = excluded.labels,
+        created = excluded.created, started = excluded.started, completed = excluded.completed,
+        agent_session = excluded.agent_session, depends_on = excluded.depends_on, blocked_by = excluded.blocked_by,
+        refs = excluded.refs, version = excluded.version, ready = excluded.ready, body = excluded.body,
+        content_hash = excluded.content_hash, indexed_at = excluded.indexed_at`),
+    deleteLabels: db.prepare<[number]>('DELETE FROM task_labels WHERE task_id = ?'),
+    insertLabel: db.prepare<[number, string]>(
+      'INSERT OR IGNORE INTO task_labels (task_id, label) VALUES (?, ?)',
+    ),
+    deleteDeps: db.prepare<[number]>('DELETE FROM task_deps WHERE task_id = ?'),
+    insertDep: db.prepare<[number, number]>(
+      'INSERT OR IGNORE INTO task_deps (task_id, depends_on) VALUES (?, ?)',
+    ),
+    remove: db.prepare<[number]>('DELETE FROM tasks WHERE id = ?'),
+    files: db.prepare<[], { id: number; path: string; content_hash: string }>(
+      'SELECT id, path, content_hash FROM tasks',
+    ),
+    column: db.prepare<Record<string, unknown>, TaskRow>(`
+      SELECT * FROM tasks t
+      WHERE t.status = @status AND ${FILTER_SQL}
+        AND (t.priority_rank > @after_rank OR (t.priority_rank = @after_rank AND t.id > @after_id))
+      ORDER BY t.priority_rank, t.id LIMIT @limit`),
+    counts: db.prepare<Record<string, unknown>, { status: Status; n: number }>(`
+      SELECT t.status AS status, count(*) AS n FROM tasks t WHERE ${FILTER_SQL} GROUP BY t.status`),
+    statusCount: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM tasks WHERE status = ?'),
+    statusIds: db.prepare<[string, number], { id: number }>(
+      'SELECT id FROM tasks WHERE status = ? ORDER BY priority_rank, id LIMIT ?',
+    ),
+    // One status at a time (emergency, then icebox) so the scan walks tasks_claim in order and stops at
+    // the first task whose dependencies are met, instead of sorting every ready task.
+    claimNext: db.prepare<Record<string, unknown>, TaskRow>(`
+      SELECT * FROM tasks t INDEXED BY tasks_claim
+      WHERE t.ready = 1 AND t.status = @status
+        AND (@swimlane IS NULL OR t.swimlane = @swimlane)
+        AND NOT EXISTS (${DEP_UNMET_SQL})
+      ORDER BY t.priority_rank, t.id
+      LIMIT 1`),
+    readyList: db.prepare<Record<string, unknown>, TaskRow & { unmet: number }>(`
+      SELECT t.*, (SELECT count(*) FROM (${DEP_UNMET_SQL})) AS unmet FROM tasks t
+      WHERE t.ready = 1 AND t.status IN ('emergency', 'icebox')
+        AND (@swimlane IS NULL OR t.swimlane = @swimlane)
+      ORDER BY unmet > 0, CASE t.status WHEN 'emergency' THEN 0 ELSE 1 END, t.priority_rank, t.id
+      LIMIT @limit OFFSET @offset`),
+    readyCount: db.prepare<Record<string, unknown>, { n: number }>(`
+      SELECT count(*) AS n FROM tasks t WHERE t.ready = 1 AND t.status IN ('emergency', 'icebox')
+        AND (@swimlane IS NULL OR t.swimlane = @swimlane)`),
+    search: db.prepare<Record<string, unknown>, SearchRow>(`
+      SELECT t.id, t.title, t.status, t.kind, t.priority, t.path,
+        bm25(tasks_fts, 5.0, 1.0) AS score,
+        snippet(tasks_fts, -1, '**', '**', '…', 16) AS snippet
+      FROM tasks_fts JOIN tasks t ON t.id = tasks_fts.rowid
+      WHERE tasks_fts MATCH @q
+        AND (@status IS NULL OR t.status = @status)
+        AND (@include_archive = 1 OR t.status != 'archive')
+      ORDER BY score LIMIT @limit OFFSET @offset`),
+    // dep_id, not depends_on: tasks has a depends_on column of its own that would shadow it.
+    dependencies: db.prepare<[number], { dep_id: number } & Partial<TaskRow>>(`
+      SELECT t.*, d.depends_on AS dep_id FROM task_deps d LEFT JOIN tasks t ON t.id = d.depends_on
+      WHERE d.task_id = ? ORDER BY d.depends_on`),
+    dependents: db.prepare<[number], TaskRow>(`
+      SELECT t.* FROM task_deps d JOIN tasks t ON t.id = d.task_id WHERE d.depends_on = ? ORDER BY t.id`),
+    unmetDeps: db.prepare<[number], { n: number }>(
+      `SELECT count(*) AS n FROM (${DEP_UNMET_SQL.replace('d.task_id = t.id', 'd.task_id = ?')})`,
+    ),
+    insertEvent: db.prepare(`
+      INSERT INTO task_events (task_id, at, type, from_status, to_status, agent_session, source, reason, version, detail)
+      VALUES (@task_id, @at, @type, @from_status, @to_status, @agent_session, @source, @reason, @version, @detail)`),
+    events: db.prepare<[number, number, number], EventRow>(
+      'SELECT * FROM task_events WHERE task_id = ? AND seq > ? ORDER BY seq LIMIT ?',
+    ),
+    insertBypass: db.prepare(`
+      INSERT INTO wip_bypasses (task_id, at, column_status, cap, count_before, reason, agent_session, source)
+      VALUES (@task_id, @at, @column_status, @cap, @count_before, @reason, @agent_session, @source)`),
+    recentBypasses: db.prepare<[number], Record<string, unknown>>(
+      'SELECT * FROM wip_bypasses ORDER BY seq DESC LIMIT ?',
+    ),
+    upsertParseError: db.prepare<[string, string, string, string]>(`
+      INSERT INTO task_parse_errors (path, reason, content_hash, seen_at) VALUES (?, ?, ?, ?)
+      ON CONFLICT (path) DO UPDATE SET reason = excluded.reason, content_hash = excluded.content_hash,
+        seen_at = excluded.seen_at`),
+    deleteParseError: db.prepare<[string]>('DELETE FROM task_parse_errors WHERE path = ?'),
+    parseErrors: db.prepare<[], ParseErrorRow>('SELECT * FROM task_parse_errors ORDER BY path'),
+    nextId: db.prepare<[], { next_id: number }>(
+      'UPDATE task_id_counter SET next_id = next_id + 1 WHERE singleton = 1 RETURNING next_id - 1 AS next_id',
+    ),
+    raiseCounter: db.prepare<[number]>(
+      'UPDATE task_id_counter SET next_id = max(next_id, ?) WHERE singleton = 1',
+    ),
+    maxId: db.prepare<[], { m: number | null }>('SELECT max(id) AS m FROM tasks'),
+    total: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tasks'),
+    swimlanes: db.prepare<[], { swimlane: string }>(
+      'SELECT DISTINCT swimlane FROM tasks WHERE swimlane IS NOT NULL ORDER BY swimlane',
+    ),
+  };
+
+  const filterParams = (f: BoardFilters) => ({
+    kind: f.kind ?? null,
+    swimlane: f.swimlane ?? null,
+    epic: f.epic ?? null,
+    label: f.label ?? null,
+  });
+
+  return {
+    db,
+    get: (id: number): TaskRow | undefined => s.get.get(id),
+    getByPath: (path: string): TaskRow | undefined => s.getByPath.get(path),
+    upsert(fields: TaskFields, path: string, body: string, hash: string): void {
+      s.upsert.run({
+        id: fields.id,
+        path,
+        title: fields.title,
+        status: fields.status,
+        kind: fields.kind,
+        priority: fields.priority,
+        priority_rank: priorityRank(fields.priority),
+        appetite: fields.appetite,
+        swimlane: fields.swimlane,
+        epic: fields.epic,
+        labels: JSON.stringify(fields.labels),
+        created: fields.created,
+        started: fields.started,
+        completed: fields.completed,
+        agent_session: fields.agent_session,
+        depends_on: JSON.stringify(fields.depends_on),
+        blocked_by: JSON.stringify(fields.blocked_by),
+        refs: JSON.stringify(fields.references),
+        version: fields.version,
+        ready: fields.labels.includes(READY_LABEL) ? 1 : 0,
+        body: searchableBody(body),
+        content_hash: hash,
+        indexed_at: now(),
+      });
+      s.deleteLabels.run(fields.id);
+      for (const l of fields.labels) s.insertLabel.run(fields.id, l);
+      s.deleteDeps.run(fields.id);
+      for (const d of fields.depends_on) s.insertDep.run(fields.id, Number(d.slice(5)));
+      s.raiseCounter.run(fields.id + 1);
+    },
+    remove: (id: number): void => {
+      s.remove.run(id);
+    },
+    files: () => s.files.all(),
+    column: (
+      status: Status,
+      f: BoardFilters,
+      after: { rank: number; id: number },
+      limit: number,
+    ): TaskRow[] =>
+      s.column.all({ status, ...filterParams(f), after_rank: after.rank, after_id: after.id, limit }),
+    counts: (f: BoardFilters) => s.counts.all(filterParams(f)),
+    statusCount: (status: Status): number => s.statusCount.get(status)?.n ?? 0,
+    statusIds: (status: Status, limit: number): number[] => s.statusIds.all(status, limit).map((r) => r.id),
+    claimNext: (swimlane: string | null): TaskRow | undefined =>
+      s.claimNext.get({ status: 'emergency', swimlane }) ?? s.claimNext.get({ status: 'icebox', swimlane }),
+    readyList: (swimlane: string | null, limit: number, offset: number) =>
+      s.readyList.all({ swimlane, limit, offset }),
+    readyCount: (swimlane: string | null): number => s.readyCount.get({ swimlane })?.n ?? 0,
+    search: (q: string, status: Status | null, includeArchive: boolean, limit: number, offset: number) =>
+      s.search.all({ q, status, include_archive: includeArchive ? 1 : 0, limit, offset }),
+    dependencies: (id: number) => s.dependencies.all(id),
+    dependents: (id: number) => s.dependents.all(id),
+    unmetDeps: (id: number): number => s.unmetDeps.get(id)?.n ?? 0,
+    insertEvent(e: Omit<EventRow, 'seq' | 'at'>): void {
+      s.insertEvent.run({ ...e, at: now() });
+    },
+    events: (id: number, afterSeq: number, limit: number): EventRow[] => s.events.all(id, afterSeq, limit),
+    insertBypass(b: {
+      task_id: number;
+      column_status: Status;
+      cap: number;
+      count_before: number;
+      reason: string;
+      agent_session: string | null;
+      source: ChangeSource;
+    }): void {
+      s.insertBypass.run({ ...b, at: now() });
+    },
+    recentBypasses: (limit: number) => s.recentBypasses.all(limit),
+    setParseError: (path: string, reason: string, hash: string): void => {
+      s.upsertParseError.run(path, reason, hash, now());
+    },
+    clearParseError: (path: string): void => {
+      s.deleteParseError.run(path);
+    },
+    parseErrors: (): ParseErrorRow[] => s.parseErrors.all(),
+    /** Must run inside a write transaction: that is what makes the id unique across connections. */
+    allocateId: (): number => {
+      const row = s.nextId.get();
+      if (row === undefined) throw new Error('task_id_counter row is missing');
+      return row.next_id;
+    },
+    raiseCounter: (min: number): void => {
+      s.raiseCounter.run(min);
+    },
+    maxId: (): number => s.maxId.get()?.m ?? 0,
+    total: (): number => s.total.get()?.n ?? 0,
+    swimlanes: (): string[] => s.swimlanes.all().map((r) => r.swimlane),
+  };
+}
+
+export type BoardStore = ReturnType<typeof createBoardStore>;

@@ -1,0 +1,384 @@
+// Task files: markdown with YAML front matter. People edit these by hand and merge them in git, so a
+// rewrite by the hub changes only the lines of the known keys and known sections whose values changed;
+// every other byte (unknown keys, comments, unknown sections, spacing) stays exactly as it was.
+import { createHash } from 'node:crypto';
+import { isMap, parseDocument, stringify } from 'yaml';
+import {
+  FIELD_ORDER,
+  isKind,
+  isPriority,
+  isStatus,
+  parseTaskId,
+  SECTION_KEYS,
+  SECTION_NAMES,
+  type SectionName,
+  TASK_FILE_RE,
+  type TaskFields,
+  type TaskSections,
+  taskKey,
+} from './model.ts';
+
+interface Span {
+  start: number;
+  end: number;
+}
+
+interface KeySpan extends Span {
+  key: string;
+}
+
+interface SectionSpan {
+  name: SectionName;
+  /** Start of the heading line. */
+  heading: number;
+  /** First byte after the heading line. */
+  contentStart: number;
+  end: number;
+}
+
+export interface TaskDocument {
+  fields: TaskFields;
+  sections: TaskSections;
+  /** The file's text as read; rewrites splice into it. */
+  text: string;
+  /** Front-matter keys the hub does not know, in file order (kept byte for byte). */
+  unknownKeys: string[];
+  /** Body sections the hub does not know, in file order (kept byte for byte). */
+  unknownSections: string[];
+  eol: string;
+  /** Offsets of the front matter's inner text (between the `---` lines). */
+  fm: Span;
+  keys: KeySpan[];
+  bodyStart: number;
+  sectionSpans: SectionSpan[];
+}
+
+export type ParseResult = { ok: true; doc: TaskDocument } | { ok: false; reason: string };
+
+export const contentHash = (text: string): string => createHash('sha1').update(text).digest('hex');
+
+const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)/;
+const FENCE = /^(```|~~~)/;
+const HEADING = /^(#{1,2})[ \t]+(.*?)[ \t#]*$/;
+
+/** Splits text into lines keeping each line's terminator, with their start offsets. */
+function lines(text: string, from: number, to: number): { start: number; end: number; line: string }[] {
+  const out: { start: number; end: number; line: string }[] = [];
+  let i = from;
+  while (i < to) {
+    const nl = text.indexOf('\n', i);
+    const end = nl === -1 || nl >= to ? to : nl + 1;
+    out.push({ start: i, end, line: text.slice(i, end).replace(/\r?\n$/, '') });
+    i = end;
+  }
+  return out;
+}
+
+/**
+ * Parses a task file. `fileName` is the name inside the tasks directory; its `<n>` must agree with the
+ * front matter's id. Reasons are written for the person who will fix the file.
+ */
+export function parseTaskFile(text: string, fileName: string): ParseResult {
+  const nameMatch = TASK_FILE_RE.exec(fileName);
+  if (!nameMatch)
+    return { ok: false, reason: 'file name must look like TASK-<n>-<slug>.md (lower-case slug)' };
+  const fileId = Number(nameMatch[1]);
+  const eol = text.includes('\r\n') ? '\r\n' : '\n';
+  const head = /^\uFEFF?---[ \t]*\r?\n/.exec(text);
+  if (!head)
+    return { ok: false, reason: 'the file must start with a "---" line opening the YAML front matter' };
+  const fmStart = head[0].length;
+  const close = /^---[ \t]*(?:\r?\n|$)/m;
+  const rest = text.slice(fmStart);
+  const closeMatch = close.exec(rest);
+  if (!closeMatch) return { ok: false, reason: 'the YAML front matter has no closing "---" line' };
+  const fmEnd = fmStart + closeMatch.index;
+  const bodyStart = fmEnd + closeMatch[0].length;
+  const fmText = text.slice(fmStart, fmEnd);
+
+  const yamlDoc = parseDocument(fmText, { uniqueKeys: true, prettyErrors: false });
+  if (yamlDoc.errors.length > 0) {
+    const first = yamlDoc.errors[0];
+    return {
+      ok: false,
+      reason: `the YAML front matter does not parse: ${first?.message.split('\n')[0] ?? 'error'}`,
+    };
+  }
+  if (!isMap(yamlDoc.contents))
+    return { ok: false, reason: 'the YAML front matter must be a mapping of keys' };
+  const data = yamlDoc.toJS() as Record<string, unknown>;
+
+  const fieldsOrError = normaliseFields(data, fileId);
+  if (typeof fieldsOrError === 'string') return { ok: false, reason: fieldsOrError };
+
+  const keys = keySpans(text, fmStart, fmEnd);
+  const known = new Set<string>(FIELD_ORDER);
+  const unknownKeys = keys.filter((k) => !known.has(k.key)).map((k) => k.key);
+
+  const { spans, unknown } = sectionSpans(text, bodyStart);
+  const sections: TaskSections = { outcome: '', read_first: '', acceptance: '', work_log: '' };
+  for (const s of spans) sections[SECTION_KEYS[s.name]] = text.slice(s.contentStart, s.end).trim();
+
+  return {
+    ok: true,
+    doc: {
+      fields: fieldsOrError,
+      sections,
+      text,
+      unknownKeys,
+      unknownSections: unknown,
+      eol,
+      fm: { start: fmStart, end: fmEnd },
+      keys,
+      bodyStart,
+      sectionSpans: spans,
+    },
+  };
+}
+
+function scalarString(v: unknown): string | null | undefined {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'string') return v;
+  if (typeof v === 'number' || typeof v === 'boolean') return String(v);
+  if (v instanceof Date) return v.toISOString();
+  return undefined;
+}
+
+function stringList(v: unknown): string[] | undefined {
+  if (v === null || v === undefined) return [];
+  const items = Array.isArray(v) ? v : [v];
+  const out: string[] = [];
+  for (const item of items) {
+    const s = scalarString(item);
+    if (s === undefined) return undefined;
+    if (s !== null && s !== '') out.push(s);
+  }
+  return out;
+}
+
+function normaliseFields(data: Record<string, unknown>, fileId: number): TaskFields | string {
+  let id = fileId;
+  if (data.id !== undefined && data.id !== null) {
+    const parsed = parseTaskId(data.id);
+    if (parsed === null) return `id "${String(data.id)}" is not a task id like TASK-${fileId}`;
+    if (parsed !== fileId) return `id ${taskKey(parsed)} does not match the file name's TASK-${fileId}`;
+    id = parsed;
+  }
+  const title = scalarString(data.title);
+  if (title === undefined || title === null || title.trim() === '') return 'title is missing or empty';
+  if (!isStatus(data.status))
+    return `status "${String(data.status ?? '')}" is not one of icebox, emergency, in_progress, testing, complete, blocked, archive`;
+  const kind = data.kind ?? 'feature';
+  if (!isKind(kind))
+    return `kind "${String(kind)}" is not one of feature, bug, chore, spike, docs, refactor, test, security`;
+  const priorityRaw = data.priority ?? 'P2';
+  const priority = typeof priorityRaw === 'string' ? priorityRaw.toUpperCase() : priorityRaw;
+  if (!isPriority(priority)) return `priority "${String(priorityRaw)}" is not one of P0, P1, P2, P3`;
+  const lists: Record<'labels' | 'depends_on' | 'blocked_by' | 'references', string[]> = {
+    labels: [],
+    depends_on: [],
+    blocked_by: [],
+    references: [],
+  };
+  for (const key of ['labels', 'depends_on', 'blocked_by', 'references'] as const) {
+    const list = stringList(data[key]);
+    if (list === undefined) return `${key} must be a list of plain values`;
+    lists[key] = list;
+  }
+  const deps: string[] = [];
+  for (const d of lists.depends_on) {
+    const n = parseTaskId(d);
+    if (n === null) return `depends_on entry "${d}" is not a task id like TASK-12`;
+    deps.push(taskKey(n));
+  }
+  const strings: Record<
+    'appetite' | 'swimlane' | 'epic' | 'created' | 'started' | 'completed' | 'agent_session',
+    string | null
+  > = {
+    appetite: null,
+    swimlane: null,
+    epic: null,
+    created: null,
+    started: null,
+    completed: null,
+    agent_session: null,
+  };
+  for (const key of Object.keys(strings) as (keyof typeof strings)[]) {
+    const s = scalarString(data[key]);
+    if (s === undefined) return `${key} must be a plain value, not a list or mapping`;
+    strings[key] = s === '' ? null : s;
+  }
+  let version = 1;
+  if (data.version !== undefined && data.version !== null) {
+    const v = Number(data.version);
+    if (!Number.isSafeInteger(v) || v < 1)
+      return `version "${String(data.version)}" must be a positive integer`;
+    version = v;
+  }
+  return {
+    id,
+    title: title.trim(),
+    status: data.status,
+    kind,
+    priority,
+    ...strings,
+    labels: lists.labels,
+    depends_on: deps,
+    blocked_by: lists.blocked_by,
+    references: lists.references,
+    version,
+  };
+}
+
+/** Each top-level key with the byte range of its line and its value's continuation lines. */
+function keySpans(text: string, from: number, to: number): KeySpan[] {
+  const out: KeySpan[] = [];
+  let current: KeySpan | null = null;
+  for (const l of lines(text, from, to)) {
+    const m = KEY_LINE.exec(l.line);
+    if (m?.[1] !== undefined) {
+      if (current) out.push(current);
+      current = { key: m[1], start: l.start, end: l.end };
+      continue;
+    }
+    if (current === null) continue;
+    // Indented lines and block-sequence items continue the value; blank lines join only when more of the
+    // value follows. A comment or anything else at column 0 ends it and is left alone on rewrite.
+    if (/^([ \t]+\S|-( |$))/.test(l.line)) current.end = l.end;
+    else if (l.line.trim() !== '') {
+      out.push(current);
+      current = null;
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+function sectionSpans(text: string, bodyStart: number): { spans: SectionSpan[]; unknown: string[] } {
+  const headings: { start: number; contentStart: number; title: string }[] = [];
+  let fenced = false;
+  for (const l of lines(text, bodyStart, text.length)) {
+    if (FENCE.test(l.line)) fenced = !fenced;
+    if (fenced) continue;
+    const m = HEADING.exec(l.line);
+    if (m?.[2] !== undefined) headings.push({ start: l.start, contentStart: l.end, title: m[2] });
+  }
+  const spans: SectionSpan[] = [];
+  const unknown: string[] = [];
+  const seen = new Set<SectionName>();
+  headings.forEach((h, i) => {
+    const name = SECTION_NAMES.find((n) => n.toLowerCase() === h.title.toLowerCase());
+    if (name === undefined || seen.has(name)) {
+      unknown.push(h.title);
+      return;
+    }
+    seen.add(name);
+    spans.push({
+      name,
+      heading: h.start,
+      contentStart: h.contentStart,
+      end: headings[i + 1]?.start ?? text.length,
+    });
+  });
+  return { spans, unknown };
+}
+
+// ---------------------------------------------------------------------------------------------------
+// Writing
+
+const YAML_OPTS = { lineWidth: 0, collectionStyle: 'flow', flowCollectionPadding: false } as const;
+
+function yamlScalar(v: string): string {
+  const s = stringify(v, YAML_OPTS).trimEnd();
+  // A block scalar would need indentation bookkeeping; a JSON string is valid YAML on one line.
+  return s.includes('\n') ? JSON.stringify(v) : s;
+}
+
+export function formatValue(key: keyof TaskFields, value: TaskFields[keyof TaskFields]): string {
+  if (key === 'id') return taskKey(value as number);
+  if (value === null) return '';
+  if (Array.isArray(value)) return value.length === 0 ? '[]' : `[${value.map(yamlScalar).join(', ')}]`;
+  if (typeof value === 'number') return String(value);
+  return yamlScalar(String(value));
+}
+
+const keyLine = (key: keyof TaskFields, value: TaskFields[keyof TaskFields], eol: string): string => {
+  const v = formatValue(key, value);
+  return v === '' ? `${key}:${eol}` : `${key}: ${v}${eol}`;
+};
+
+function sameValue(a: unknown, b: unknown): boolean {
+  if (Array.isArray(a) && Array.isArray(b)) return a.length === b.length && a.every((x, i) => x === b[i]);
+  return a === b;
+}
+
+function sectionContent(text: string, eol: string, atEnd: boolean): string {
+  const t = text.trim().replace(/\r?\n/g, eol);
+  if (t === '') return eol;
+  return `${eol}${t}${eol}${atEnd ? '' : eol}`;
+}
+
+/** A new file: every known key in order and every known section, empty ones included as a template. */
+export function renderNewTask(fields: TaskFields, sections: TaskSections): string {
+  const eol = '\n';
+  let out = `---${eol}`;
+  for (const key of FIELD_ORDER) out += keyLine(key, fields[key], eol);
+  out += `---${eol}${eol}`;
+  SECTION_NAMES.forEach((name, i) => {
+    out += `## ${name}${eol}${sectionContent(sections[SECTION_KEYS[name]], eol, i === SECTION_NAMES.length - 1)}`;
+  });
+  return out;
+}
+
+/**
+ * The document's text with the given fields and sections. Known keys and sections whose values did not
+ * change keep their original bytes, as does everything the hub does not know.
+ */
+export function renderTask(doc: TaskDocument, fields: TaskFields, sections: TaskSections): string {
+  const { text, eol } = doc;
+  const edits: { start: number; end: number; insert: string }[] = [];
+
+  const missing: string[] = [];
+  for (const key of FIELD_ORDER) {
+    if (sameValue(doc.fields[key], fields[key])) continue;
+    const span = doc.keys.find((k) => k.key === key);
+    if (span) edits.push({ start: span.start, end: span.end, insert: keyLine(key, fields[key], eol) });
+    else missing.push(keyLine(key, fields[key], eol));
+  }
+  if (missing.length > 0) {
+    // New keys go after the last known key, so they sit with their siblings rather than after comments.
+    const lastKnown = [...doc.keys].reverse().find((k) => (FIELD_ORDER as readonly string[]).includes(k.key));
+    const at = lastKnown?.end ?? doc.fm.end;
+    const needsEol = at > doc.fm.start && text[at - 1] !== '\n';
+    edits.push({ start: at, end: at, insert: (needsEol ? eol : '') + missing.join('') });
+  }
+
+  const appended: SectionName[] = [];
+  for (const name of SECTION_NAMES) {
+    const key = SECTION_KEYS[name];
+    if (doc.sections[key] === sections[key].trim()) continue;
+    const span = doc.sectionSpans.find((s) => s.name === name);
+    if (span) {
+      edits.push({
+        start: span.contentStart,
+        end: span.end,
+        insert: sectionContent(sections[key], eol, span.end === text.length),
+      });
+    } else if (sections[key].trim() !== '') appended.push(name);
+  }
+  if (appended.length > 0) {
+    let tail = text.endsWith('\n') || text.length === doc.bodyStart ? '' : eol;
+    appended.forEach((name, i) => {
+      tail += `${eol}## ${name}${eol}${sectionContent(sections[SECTION_KEYS[name]], eol, i === appended.length - 1)}`;
+    });
+    edits.push({ start: text.length, end: text.length, insert: tail });
+  }
+
+  edits.sort((a, b) => b.start - a.start || b.end - a.end);
+  let out = text;
+  for (const e of edits) out = out.slice(0, e.start) + e.insert + out.slice(e.end);
+  return out;
+}
+
+/** Canonical file name for a new task. */
+export const taskFileName = (id: number, slug: string): string => `TASK-${id}-${slug}.md`;

@@ -1,0 +1,48 @@
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../define.ts';
+import {
+  AgentSessionSchema,
+  actorOf,
+  BypassWipSchema,
+  boardOf,
+  ReasonSchema,
+  TaskViewSchema,
+} from './schemas.ts';
+
+export const taskClaimNextTool = defineTool({
+  name: 'cos_task_claim_next',
+  title: 'Claim the next task',
+  description:
+    'Atomically takes the highest-priority "ready" task whose dependencies are all complete (emergency first) and ' +
+    'moves it to in_progress for your agent session; two agents never get the same task. claimed is false when ' +
+    'nothing is ready. Respects the in_progress WIP cap unless bypass_wip is set with a reason.',
+  module: 'tasks',
+  layer: 'tasks',
+  input: Type.Object(
+    {
+      agent_session: Type.Optional(AgentSessionSchema),
+      swimlane: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 100, description: 'Only claim from this swimlane' }),
+      ),
+      bypass_wip: Type.Optional(BypassWipSchema),
+      reason: Type.Optional(ReasonSchema),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    claimed: Type.Boolean(),
+    task: Type.Union([TaskViewSchema, Type.Null()]),
+    message: Type.String(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  http: { method: 'POST', path: '/api/board/claim-next', operationId: 'boardClaimNext' },
+  handler(ctx, input) {
+    // Over MCP the transport session identifies the agent when it does not name itself.
+    const session = input.agent_session ?? ctx.caller.mcpSessionId;
+    return boardOf(ctx).claimNext(actorOf(ctx, session), {
+      swimlane: input.swimlane,
+      bypass_wip: input.bypass_wip,
+      reason: input.reason,
+    });
+  },
+});

@@ -1,0 +1,33 @@
+// The board's tools, in the order tools/list shows them.
+import type { AnyTool } from '../define.ts';
+import { taskBoardTool } from './board.ts';
+import { taskBoardConfigTool } from './board-config.ts';
+import { taskClaimNextTool } from './claim-next.ts';
+import { taskCreateTool } from './create.ts';
+import { taskDependenciesTool } from './dependencies.ts';
+import { taskDependentsTool } from './dependents.ts';
+import { taskEditTool } from './edit.ts';
+import { taskHistoryTool } from './history.ts';
+import { taskMoveTool } from './move.ts';
+import { taskReadyTool } from './ready.ts';
+import { taskSearchTool } from './search.ts';
+import { taskShowTool } from './show.ts';
+import { taskWipCheckTool } from './wip-check.ts';
+import { workLogAppendTool } from './work-log-append.ts';
+
+export const boardTools: AnyTool[] = [
+  taskBoardTool,
+  taskShowTool,
+  taskCreateTool,
+  taskMoveTool,
+  taskEditTool,
+  workLogAppendTool,
+  taskClaimNextTool,
+  taskReadyTool,
+  taskSearchTool,
+  taskHistoryTool,
+  taskDependenciesTool,
+  taskDependentsTool,
+  taskWipCheckTool,
+  taskBoardConfigTool,
+];

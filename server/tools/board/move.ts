@@ -1,0 +1,46 @@
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../define.ts';
+import {
+  AgentSessionSchema,
+  actorOf,
+  BypassWipSchema,
+  boardOf,
+  ExpectedVersionSchema,
+  ReasonSchema,
+  StatusSchema,
+  TaskChangeSchema,
+  TaskIdSchema,
+} from './schemas.ts';
+
+export const taskMoveTool = defineTool({
+  name: 'cos_task_move',
+  title: 'Move a task',
+  description:
+    "Moves a task to another column. Only the board's transitions are allowed (a refusal names the allowed targets), " +
+    'and WIP caps hold unless bypass_wip is set with a reason (both recorded). Moving to in_progress assigns the task ' +
+    'to agent_session. The reason goes to the history and the Work Log.',
+  module: 'tasks',
+  layer: 'tasks',
+  input: Type.Object(
+    {
+      id: TaskIdSchema,
+      to: StatusSchema,
+      expected_version: Type.Optional(ExpectedVersionSchema),
+      reason: Type.Optional(ReasonSchema),
+      bypass_wip: Type.Optional(BypassWipSchema),
+      agent_session: Type.Optional(AgentSessionSchema),
+    },
+    { additionalProperties: false },
+  ),
+  output: TaskChangeSchema,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  http: { method: 'POST', path: '/api/board/tasks/:id/move', operationId: 'boardTaskMove' },
+  handler(ctx, input) {
+    return boardOf(ctx).move(
+      input.id,
+      input.to,
+      { expected_version: input.expected_version, reason: input.reason, bypass_wip: input.bypass_wip },
+      actorOf(ctx, input.agent_session),
+    );
+  },
+});

@@ -1,0 +1,59 @@
+import { Type } from '@sinclair/typebox';
+import { defineTool } from '../define.ts';
+import {
+  boardOf,
+  itemsWithinBudget,
+  KindSchema,
+  LimitSchema,
+  OffsetSchema,
+  PrioritySchema,
+  StatusSchema,
+} from './schemas.ts';
+
+export const taskSearchTool = defineTool({
+  name: 'cos_task_search',
+  title: 'Search tasks',
+  description:
+    'Full-text search over task titles and bodies (every word must match; the last may be a prefix), best match first ' +
+    '(bm25, title weighted above body), with a snippet around the match (**marked**). Archived tasks only with ' +
+    'include_archive or status archive.',
+  module: 'tasks',
+  layer: 'tasks',
+  input: Type.Object(
+    {
+      query: Type.String({ minLength: 1, maxLength: 500, description: 'Words to look for' }),
+      status: Type.Optional(StatusSchema),
+      include_archive: Type.Optional(Type.Boolean({ default: false })),
+      limit: Type.Optional(LimitSchema(20)),
+      offset: Type.Optional(OffsetSchema),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    results: Type.Array(
+      Type.Object({
+        id: Type.String(),
+        title: Type.String(),
+        status: StatusSchema,
+        kind: KindSchema,
+        priority: PrioritySchema,
+        path: Type.String(),
+        score: Type.Number({ description: 'bm25 relevance; higher is better' }),
+        snippet: Type.String(),
+      }),
+    ),
+    next_offset: Type.Union([Type.Integer(), Type.Null()]),
+  }),
+  annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
+  http: { method: 'GET', path: '/api/board/search', operationId: 'boardSearch' },
+  handler(ctx, input) {
+    const found = boardOf(ctx).search(input.query, input);
+    const keep = itemsWithinBudget(ctx, found.results, { ...found, results: [] });
+    if (keep === found.results.length) return found;
+    return {
+      results: found.results.slice(0, keep),
+      next_offset: (input.offset ?? 0) + keep,
+      meta: { results_held_back: found.results.length - keep },
+    };
+  },
+});

@@ -1,0 +1,77 @@
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, it } from 'node:test';
+import { ToolError } from '../../../server/tools/errors.ts';
+import { api, openHub, readTask, removeRepo } from './helpers.ts';
+
+describe('versions and stale writes', () => {
+  it('bumps the version on every write and refuses a stale expected_version naming the current one', () => {
+    const hub = openHub();
+    try {
+      const { task } = hub.board.create({ title: 'versioned' }, api);
+      assert.equal(task.version, 1);
+      assert.equal(hub.board.edit(task.id, { priority: 'P0' }, { expected_version: 1 }, api).task.version, 2);
+      assert.equal(hub.board.appendWorkLog(task.id, 'note', {}, api).task.version, 3);
+      assert.throws(
+        () => hub.board.edit(task.id, { title: 'lost?' }, { expected_version: 2 }, api),
+        (err: unknown) =>
+          err instanceof ToolError &&
+          err.category === 'validation' &&
+          /is at version 3, not 2/.test(err.message) &&
+          /expected_version 3/.test(err.message),
+      );
+      assert.equal(hub.board.show(task.id).title, 'versioned');
+      const noop = hub.board.edit(task.id, { priority: 'P0' }, {}, api);
+      assert.deepEqual(noop.changed, []);
+      assert.equal(noop.task.version, 3, 'an edit that changes nothing writes nothing');
+    } finally {
+      hub.close();
+      removeRepo(hub.repo);
+    }
+  });
+
+  it('never loses an update between two hubs on the same files and database', () => {
+    const one = openHub();
+    const two = openHub({ repo: one.repo });
+    try {
+      const { task } = one.board.create({ title: 'shared' }, api);
+      const seenByTwo = two.board.show(task.id);
+      one.board.edit(task.id, { outcome: 'from one' }, { expected_version: seenByTwo.version }, api);
+      assert.throws(
+        () => two.board.edit(task.id, { outcome: 'from two' }, { expected_version: seenByTwo.version }, api),
+        /is at version 2, not 1/,
+      );
+      assert.equal(two.board.show(task.id).sections.outcome, 'from one');
+    } finally {
+      two.close();
+      one.close();
+      removeRepo(one.repo);
+    }
+  });
+
+  it('reads the file, not a stale index, before writing: a hand edit is never overwritten', () => {
+    const hub = openHub();
+    try {
+      const { task } = hub.board.create({ title: 'hand' }, api);
+      const path = join(hub.tasksDir, 'TASK-1-hand.md');
+      writeFileSync(
+        path,
+        readTask(hub, 'TASK-1-hand.md')
+          .replace('version: 1', 'version: 2')
+          .replace('## Outcome\n', '## Outcome\n\nWritten by hand.\n'),
+      );
+      // The watcher is off: the index still says version 1.
+      assert.throws(
+        () => hub.board.edit(task.id, { priority: 'P1' }, { expected_version: 1 }, api),
+        /version 2, not 1/,
+      );
+      const edited = hub.board.edit(task.id, { priority: 'P1' }, { expected_version: 2 }, api);
+      assert.equal(edited.task.sections.outcome, 'Written by hand.');
+      assert.equal(edited.task.version, 3);
+    } finally {
+      hub.close();
+      removeRepo(hub.repo);
+    }
+  });
+});
