@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
-import { startTestHub, type TestHub } from '../support/hub.ts';
+import { connectClient, startTestHub, type TestHub } from '../support/hub.ts';
 import { ensureSpaBuilt, launchChromium, openPage, screenshot, settle } from './browser.ts';
 
 const PAGES = [
@@ -67,6 +67,19 @@ describe('every page', () => {
       await page.getByRole('link', { name: 'Health & Settings' }).click();
       await page.getByRole('heading', { level: 1, name: 'Health & Settings' }).waitFor();
       assert.equal(new URL(page.url()).pathname, '/settings');
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  test('a route that is not a page says so and links home', async () => {
+    const { page, errors, close } = await openPage(browser);
+    try {
+      await page.goto(`${hub.url}/nowhere`);
+      await page.getByText('No page at /nowhere.').waitFor();
+      await page.getByRole('link', { name: 'Go to the board' }).click();
+      await page.getByRole('heading', { level: 1, name: 'Board' }).waitFor();
       assert.deepEqual(errors, []);
     } finally {
       await close();
@@ -184,4 +197,21 @@ describe('a disabled module', () => {
       }
     });
   }
+
+  test('the Activity page’s module off: its REST route and its MCP tools answer module_disabled', async () => {
+    await setModule('observability', false);
+    const client = await connectClient(hub.url);
+    try {
+      const res = await fetch(`${hub.url}/api/observability/timeline`);
+      assert.equal(res.status, 403);
+      const body: unknown = await res.json();
+      assert.match(JSON.stringify(body), /"category":"module_disabled"/);
+      const result = await client.callTool({ name: 'cos_metrics', arguments: {} });
+      assert.equal(result.isError, true);
+      assert.match(JSON.stringify(result.structuredContent), /"category":"module_disabled"/);
+    } finally {
+      await client.close();
+      await setModule('observability', true);
+    }
+  });
 });
