@@ -42,6 +42,19 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
     // Keep unknown keys: runTool reports them as validation errors instead of dropping them silently.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
     forceCloseConnections: true,
+    // A malformed URL or an over-long path parameter is refused before routing; answer it in the error
+    // shape too (without echoing the URL back).
+    frameworkErrors: (error, _request, reply) => {
+      const tooLong = error.code === 'FST_ERR_MAX_PARAM_LENGTH';
+      return sendError(
+        reply,
+        'validation',
+        tooLong
+          ? 'a path parameter is longer than the hub accepts (100 characters)'
+          : 'the URL is not valid; percent-encode path parameters',
+        { status: tooLong ? 414 : 400 },
+      );
+    },
   });
   app.decorate('hub', hub);
 

@@ -1,6 +1,7 @@
 // Builds the domain services (board, graph, memory, docs, …) that tools reach through ctx.services.
 // Each service module adds its own field to HubServices by declaration merging.
 import type { Logger } from 'pino';
+import { createBoardService } from './board/service.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/open.ts';
 import { createDocsService } from './docs/service.ts';
@@ -31,8 +32,10 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
   const memory = createMemoryService({ db });
   const docs = createDocsService({ db, repo: config.repo, stateDir: config.stateDir, logger, events });
   const supervise = createSuperviseService({ agentDir: config.agentDir, stateDir: config.stateDir, logger });
-  const services = { memory, docs, supervise } as HubServices;
+  const board = createBoardService({ config, db, events, logger });
+  const services = { board, memory, docs, supervise } as HubServices;
   const lifecycle: ServiceLifecycle[] = [
+    { name: 'board', start: () => board.start(), close: () => board.close() },
     { name: 'docs', start: () => docs.start(), close: () => docs.close() },
   ];
   return { services, lifecycle };

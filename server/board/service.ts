@@ -334,6 +334,9 @@ export function createBoardService(options: BoardServiceOptions) {
   const tasksDir = config.tasksDir;
   const settings = boardSettingsLoader(config.stateDir);
   const durable = options.durable ?? true;
+  const claimedStatement = db.prepare<[string], { id: number; title: string }>(
+    "SELECT id, title FROM tasks WHERE status = 'in_progress' AND agent_session = ? ORDER BY started DESC, id DESC LIMIT 1",
+  );
   const debounceMs = options.debounceMs ?? 100;
   const rescanMs = options.rescanMs ?? 60_000;
 
@@ -1397,6 +1400,11 @@ export function createBoardService(options: BoardServiceOptions) {
     dependents,
     wipCheck,
     config: boardConfig,
+    /** The in-progress task an agent session holds (presence shows it), or null. */
+    claimedBy: (agentSession: string): { id: string; title: string } | null => {
+      const row = claimedStatement.get(agentSession);
+      return row ? { id: `TASK-${row.id}`, title: row.title } : null;
+    },
     parseErrors: (): ParseErrorView[] =>
       store.parseErrors().map((e) => ({ path: repoPath(e.path), reason: e.reason })),
     settings,

@@ -1,7 +1,10 @@
 import { accessSync, constants, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import pino from 'pino';
+import { createBoardService } from '../board/service.ts';
 import type { Config } from '../config.ts';
 import { hasFts5, openDatabase, schemaVersion } from '../db/open.ts';
+import { EventBus } from '../events/bus.ts';
 import { DB_FILE_NAME } from '../hub.ts';
 import { ModuleState } from '../modules.ts';
 
@@ -42,6 +45,7 @@ export function doctor(config: Config): number {
   } catch (err) {
     findings.push({ ok: false, what: 'database', detail: (err as Error).message });
   }
+  findings.push(...taskFileFindings(config));
   const modules = ModuleState.forStateDir(config.stateDir);
   findings.push({
     ok: modules.loadError === undefined,
@@ -55,4 +59,34 @@ export function doctor(config: Config): number {
   });
   for (const f of findings) console.log(`${f.ok ? 'ok  ' : 'FAIL'}  ${f.what.padEnd(16)} ${f.detail}`);
   return findings.every((f) => f.ok) ? 0 : 1;
+}
+
+/** Reconciles the board index with the task files and reports each file that does not parse. */
+function taskFileFindings(config: Config): Finding[] {
+  try {
+    const db = openDatabase(join(config.stateDir, DB_FILE_NAME));
+    try {
+      const board = createBoardService({
+        config,
+        db,
+        events: new EventBus(),
+        logger: pino({ level: 'silent' }),
+        watch: false,
+      });
+      board.reconcile('full');
+      const errors = board.parseErrors();
+      const total = board.store.counts({}).reduce((n, r) => n + r.n, 0);
+      if (errors.length === 0)
+        return [{ ok: true, what: 'task files', detail: `${total} indexed, every file parses` }];
+      return errors.map((e) => ({
+        ok: false,
+        what: 'task file',
+        detail: `${e.path}: ${e.reason} (kept as it is; fix it by hand)`,
+      }));
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    return [{ ok: false, what: 'task files', detail: (err as Error).message }];
+  }
 }

@@ -1,5 +1,6 @@
 // Every tool the product serves, one import per layer. Tools written only to exercise the registry live
 // under test/, not here.
+import { boardTools } from './board/index.ts';
 import type { AnyTool } from './define.ts';
 import { docsTools } from './docs/index.ts';
 import { kernelTools } from './kernel/index.ts';
@@ -10,6 +11,7 @@ import { superviseTools } from './supervise/index.ts';
 export const catalog: readonly AnyTool[] = [
   ...kernelTools,
   ...observabilityTools,
+  ...boardTools,
   ...memoryTools,
   ...docsTools,
   ...superviseTools,

@@ -1,4 +1,5 @@
 import type { AnyTool } from '../define.ts';
+import { hubSummaryTool } from './hub-summary.ts';
 import { logQueryTool } from './log-query.ts';
 import { metricsTool } from './metrics.ts';
 import { presenceNowTool, presenceQueryTool, sessionsActiveTool } from './presence.ts';
@@ -13,4 +14,5 @@ export const observabilityTools: AnyTool[] = [
   presenceNowTool,
   timelineTool,
   streamHistoryTool,
+  hubSummaryTool,
 ];

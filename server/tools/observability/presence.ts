@@ -16,12 +16,12 @@ const AgentSchema = Type.Object({
   }),
 });
 
-/** The board's in-progress task for an agent session, when the board module is there to ask. */
-export type ClaimedTaskLookup = (agentSession: string) => { id: string; title: string } | null;
+type ClaimedTaskLookup = (agentSession: string) => { id: string; title: string } | null;
 
+/** The board's in-progress task for an agent session, when the board is there and enabled to ask. */
 function claimedTaskLookup(ctx: ToolContext): ClaimedTaskLookup {
-  const lookup = (ctx.services as { claimedTask?: ClaimedTaskLookup }).claimedTask;
-  return lookup && ctx.modules.isEnabled('tasks') ? lookup : () => null;
+  const board = (ctx.services as Partial<typeof ctx.services>).board;
+  return board && ctx.modules.isEnabled('tasks') ? board.claimedBy : () => null;
 }
 
 function agentOf(s: SessionView, claimed: ClaimedTaskLookup) {

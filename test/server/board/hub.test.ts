@@ -15,7 +15,7 @@ import { connectClient, startTestHub, type TestHub } from '../../support/hub.ts'
 let t: TestHub;
 let client: Client;
 before(async () => {
-  t = await startTestHub({ tools: [...catalog, ...boardTools], withoutServices: true, listen: true });
+  t = await startTestHub({ tools: catalog, withoutServices: true, listen: true });
   const { mkdirSync } = await import('node:fs');
   mkdirSync(t.config.tasksDir, { recursive: true });
   makeTaskFiles(t.config.tasksDir, 5000);

@@ -231,3 +231,17 @@ describe('kernel tools', () => {
     assert.equal(res.statusCode, 400);
   });
 });
+
+describe('malformed URLs answer in the error shape', () => {
+  test('an over-long path parameter is 414 validation', async () => {
+    const res = await post(`/api/test/items/${'x'.repeat(5000)}`, {});
+    assert.equal(res.statusCode, 414);
+    assert.equal(res.json().error.category, 'validation');
+  });
+
+  test('a path that is not valid percent-encoding is 400 validation', async () => {
+    const res = await post('/api/test/items/%E0%A4%A', {});
+    assert.equal(res.statusCode, 400);
+    assert.equal(res.json().error.category, 'validation');
+  });
+});

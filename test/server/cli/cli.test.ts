@@ -1,0 +1,60 @@
+// The `cos` command as a user runs it: a child process over a temp repository.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { test } from 'node:test';
+
+const COS = new URL('../../../server/bin/cos.mjs', import.meta.url).pathname;
+const cos = (repo: string, ...args: string[]) =>
+  spawnSync(process.execPath, [COS, ...args, '--repo', repo], { encoding: 'utf8', timeout: 60_000 });
+
+function repoWithTasks(): string {
+  const repo = mkdtempSync(join(tmpdir(), 'cos-cli-'));
+  mkdirSync(join(repo, 'docs/tasks'), { recursive: true });
+  writeFileSync(
+    join(repo, 'docs/tasks/TASK-1-ok.md'),
+    '---\nid: TASK-1\ntitle: ok\nstatus: icebox\nkind: feature\npriority: P2\nversion: 1\n---\n',
+  );
+  return repo;
+}
+
+test('cos doctor passes on a healthy repository', () => {
+  const res = cos(repoWithTasks(), 'doctor');
+  assert.equal(res.status, 0, res.stdout + res.stderr);
+  assert.match(res.stdout, /ok\s+database\s+schema \d+, integrity ok/);
+  assert.match(res.stdout, /ok\s+task files\s+1 indexed/);
+});
+
+test('cos doctor names an unparsable task file and the reason, keeps it, and exits 1', () => {
+  const repo = repoWithTasks();
+  const bad = join(repo, 'docs/tasks/TASK-2-bad.md');
+  writeFileSync(bad, '---\nid: [broken\n---\n');
+  const res = cos(repo, 'doctor');
+  assert.equal(res.status, 1);
+  assert.match(res.stdout, /FAIL\s+task file\s+docs\/tasks\/TASK-2-bad\.md: .*does not parse/);
+  assert.equal(readFileSync(bad, 'utf8'), '---\nid: [broken\n---\n', 'the file is never rewritten');
+});
+
+test('cos module disable and enable edit subsystems-state.json', () => {
+  const repo = repoWithTasks();
+  assert.equal(cos(repo, 'module', 'disable', 'graph').status, 0);
+  assert.deepEqual(JSON.parse(readFileSync(join(repo, '.cos/subsystems-state.json'), 'utf8')).disabled, [
+    'graph',
+  ]);
+  const list = cos(repo, 'module', 'list');
+  assert.match(list.stdout, /off\s+graph/);
+  assert.equal(cos(repo, 'module', 'enable', 'graph').status, 0);
+  assert.equal(cos(repo, 'module', 'disable', 'kernel').status, 2);
+  assert.equal(cos(repo, 'module', 'disable', 'warp').status, 2);
+});
+
+test('cos refuses a non-loopback host without a token', () => {
+  const res = spawnSync(process.execPath, [COS, 'serve', '--host', '0.0.0.0'], {
+    encoding: 'utf8',
+    env: { ...process.env, COS_HUB_TOKEN: '' },
+  });
+  assert.equal(res.status, 2);
+  assert.match(res.stderr, /COS_HUB_TOKEN/);
+});
