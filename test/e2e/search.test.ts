@@ -1,5 +1,5 @@
-// The Search page against the real hub on a seeded repository: one query finds a doc heading and a
-// memory, each grouped by layer and opening where it lives. (Tasks and symbols join when their routes land.)
+// The Search page against the real hub on a seeded repository: one query finds a task, a doc heading
+// and a memory, each grouped by layer and opening where it lives.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -33,6 +33,7 @@ before(async () => {
   browser = await launchChromium();
   hub = await startTestHub();
   mkdirSync(join(hub.dir, 'docs'), { recursive: true });
+  mkdirSync(hub.config.tasksDir, { recursive: true });
   writeFileSync(
     join(hub.dir, 'docs', 'guide.md'),
     '# Guide\n\nHow to run the hub.\n\n## Rotating the flamingo keys\n\nThe flamingo keys rotate every night; restart the hub after.\n',
@@ -40,6 +41,11 @@ before(async () => {
   // As `cos serve` does: start the background services (the docs index scans the repository).
   await hub.hub.start();
   await hub.listen();
+  await post('/api/board/tasks', {
+    title: 'Rotate the flamingo credentials',
+    kind: 'security',
+    priority: 'P1',
+  });
   await post('/api/memory/observations', {
     title: 'Flamingo keys expire at midnight',
     narrative: 'The flamingo keys are only valid for one day, so a long session must fetch new ones.',
@@ -60,7 +66,7 @@ after(async () => {
 });
 
 describe('Search', () => {
-  test('one query finds a doc heading and a memory, grouped by layer, and a memory opens in place', async () => {
+  test('one query finds a task, a doc heading and a memory, grouped by layer', async () => {
     const { page, errors, close } = await openPage(browser);
     try {
       await page.goto(`${hub.url}/search`);
@@ -69,8 +75,10 @@ describe('Search', () => {
       const results = page.getByTestId('search-results');
       await results.waitFor();
       await settle(page);
+      const tasks = results.locator('[data-layer="tasks"]');
       const docs = results.locator('[data-layer="docs"]');
       const memory = results.locator('[data-layer="memory"]');
+      await tasks.getByRole('link', { name: /TASK-1: Rotate the flamingo credentials/ }).waitFor();
       await docs.getByText('Guide › Rotating the flamingo keys').waitFor();
       assert.match((await docs.textContent()) ?? '', /docs\/guide\.md#rotating-the-flamingo-keys/);
       await memory.getByText('Flamingo keys expire at midnight', { exact: true }).waitFor();
@@ -81,6 +89,13 @@ describe('Search', () => {
         .waitFor();
       await screenshot(page, 'search-results');
 
+      // A task result opens in the board's drawer.
+      await tasks.getByRole('link', { name: /TASK-1/ }).click();
+      await page
+        .getByTestId('task-drawer')
+        .getByRole('heading', { name: /TASK-1: Rotate the flamingo credentials/ })
+        .waitFor();
+      assert.equal(new URL(page.url()).pathname, '/board');
       assert.deepEqual(errors, []);
     } finally {
       await close();
@@ -99,8 +114,10 @@ describe('Search', () => {
       await page.goto(`${hub.url}/search?q=flamingo`);
       const notice = page.locator('[data-layer="memory"] [data-module-disabled="memory"]');
       await notice.waitFor();
-      // The other layers still answer.
-      await page.locator('[data-layer="docs"]').getByText('Guide › Rotating the flamingo keys').waitFor();
+      await page
+        .locator('[data-layer="tasks"]')
+        .getByRole('link', { name: /TASK-1/ })
+        .waitFor();
       await notice.getByRole('button', { name: 'Enable memory' }).click();
       await page
         .locator('[data-layer="memory"]')

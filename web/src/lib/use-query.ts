@@ -11,8 +11,8 @@ export type QueryState<T> =
 export interface Query<T> {
   state: QueryState<T>;
   reload: () => void;
-  /** Replace the value locally (an optimistic update, or an event from the live stream). */
-  set: (update: (value: T | undefined) => T) => void;
+  /** Change the loaded value locally (an optimistic update, or an event from the live stream). */
+  set: (update: (value: T) => T) => void;
 }
 
 export function useQuery<T>(key: string, load: (signal: AbortSignal) => Promise<Outcome<T>>): Query<T> {
@@ -42,8 +42,8 @@ export function useQuery<T>(key: string, load: (signal: AbortSignal) => Promise<
   }, [key, generation]);
 
   const reload = useCallback(() => setGeneration((g) => g + 1), []);
-  const set = useCallback((update: (value: T | undefined) => T) => {
-    setState((s) => ({ status: 'ok', value: update(s.value) }));
+  const set = useCallback((update: (value: T) => T) => {
+    setState((s) => (s.value === undefined ? s : { ...s, value: update(s.value) }));
   }, []);
   return { state, reload, set };
 }

@@ -1,5 +1,9 @@
 import { api, call } from '../../lib/api.ts';
 
+export function searchTasks(query: string, offset: number, signal?: AbortSignal) {
+  return call(api.GET('/api/board/search', { params: { query: { query, limit: 10, offset } }, signal }));
+}
+
 export function searchDocs(query: string, offset: number, signal?: AbortSignal) {
   return call(api.GET('/api/search/docs', { params: { query: { query, limit: 10, offset } }, signal }));
 }

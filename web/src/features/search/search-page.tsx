@@ -1,5 +1,5 @@
-// Search: one box across docs and memory (tasks and graph symbols when their routes land), grouped by
-// layer; each result opens where it lives (a memory or doc in place, a task in the board's drawer).
+// Search: one box across tasks, docs and memory (graph symbols when the graph routes land), grouped by
+// layer; each result opens where it lives (a task in the board's drawer, a memory or doc in place).
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { Highlight } from '../../components/highlight.tsx';
@@ -7,7 +7,7 @@ import { Page } from '../../components/page.tsx';
 import { PendingRoutes } from '../../components/pending-routes.tsx';
 import { Link, navigate, useLocation, withParams } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
-import { docHeader, observation, searchDocs, searchMemory } from './api.ts';
+import { docHeader, observation, searchDocs, searchMemory, searchTasks } from './api.ts';
 import { ResultGroup } from './result-group.tsx';
 
 function DocDetails({ path }: { path: string }) {
@@ -80,12 +80,12 @@ export default function SearchPage() {
       <form className="search-form" onSubmit={submit}>
         <search className="search-box">
           <label htmlFor="search-q" className="visually-hidden">
-            Search docs and memory
+            Search tasks, docs and memory
           </label>
           <input
             id="search-q"
             type="search"
-            placeholder="Search docs and memory"
+            placeholder="Search tasks, docs and memory"
             value={text}
             onChange={(e) => setText(e.currentTarget.value)}
           />
@@ -98,6 +98,26 @@ export default function SearchPage() {
         <p className="muted">Type words and press Enter. Results are grouped by where they live.</p>
       ) : (
         <div className="grid" data-testid="search-results">
+          <ResultGroup
+            title="Tasks"
+            module="tasks"
+            query={q}
+            search={searchTasks}
+            keyOf={(r) => r.id}
+            render={(r) => (
+              <>
+                <Link to={`/board?task=${encodeURIComponent(r.id)}`}>
+                  {r.id}: {r.title}
+                </Link>{' '}
+                <span className="muted">
+                  {r.status} · {r.priority} · {r.kind}
+                </span>
+                <div>
+                  <Highlight text={r.snippet} />
+                </div>
+              </>
+            )}
+          />
           <ResultGroup
             title="Docs"
             module="docs"
@@ -140,10 +160,6 @@ export default function SearchPage() {
               </>
             )}
           />
-          <section className="card result-group" aria-labelledby="group-tasks" data-layer="tasks">
-            <h2 id="group-tasks">Tasks</h2>
-            <PendingRoutes what="the task board API (/api/board/*)" issue={4} />
-          </section>
           <section className="card result-group" aria-labelledby="group-graph" data-layer="graph">
             <h2 id="group-graph">Code symbols</h2>
             <PendingRoutes what="the code graph API (/api/graph/*)" issue={5} />
