@@ -18,6 +18,8 @@ export interface Config {
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   logLevel: string;
+  /** Record every tool call (metrics, timeline, tool-called events). COS_RECORD_CALLS=0 turns it off. */
+  recordCalls: boolean;
   /** Requests per second (sustained, and the burst allowed on top) per MCP session or remote address. */
   rateLimit: { perSecond: number; burst: number };
   /** Tool calls, log events and ended sessions older than this, or beyond the row cap, are deleted. */
@@ -74,6 +76,7 @@ export function loadConfig(
     mcpSessionIdleMs: Number.isFinite(idleMinutes) && idleMinutes > 0 ? idleMinutes * 60_000 : 30 * 60_000,
     bodyLimitBytes: Number(env.COS_BODY_LIMIT_BYTES ?? 4 * 1024 * 1024),
     logLevel: env.COS_LOG_LEVEL ?? 'info',
+    recordCalls: env.COS_RECORD_CALLS !== '0',
     rateLimit: {
       perSecond: env.COS_RATE_LIMIT_RPS === '0' ? 0 : positive(env.COS_RATE_LIMIT_RPS, 500),
       burst: positive(env.COS_RATE_LIMIT_BURST, 1000),

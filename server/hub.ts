@@ -108,7 +108,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     calls,
     sessions,
     recordCall({ tool, caller, input, envelope, startedAt, durationMs, bytes }) {
-      calls.record(tool, caller, input, envelope, startedAt, durationMs, bytes);
+      if (config.recordCalls) calls.record(tool, caller, input, envelope, startedAt, durationMs, bytes);
       if (caller.mcpSessionId) {
         const agent = (input as { agent_session?: unknown } | null)?.agent_session;
         sessions.called(caller.mcpSessionId, tool.name, typeof agent === 'string' ? agent : null, {

@@ -32,10 +32,22 @@ const benchTool = defineTool({
 });
 
 const dir = mkdtempSync(join(tmpdir(), 'cos-bench-mcp-'));
-const hub = createHub(loadConfig({ COS_REPO: dir, COS_PORT: '0' }, {}, dir), {
-  tools: [...catalog, benchTool],
-  logger: pino({ level: 'warn' }, pino.destination({ dest: join(dir, 'bench.log'), sync: false })),
-});
+const hub = createHub(
+  loadConfig(
+    {
+      COS_REPO: dir,
+      COS_PORT: '0',
+      COS_RATE_LIMIT_RPS: '0',
+      COS_RECORD_CALLS: process.env.COS_RECORD_CALLS ?? '1',
+    },
+    {},
+    dir,
+  ),
+  {
+    tools: [...catalog, benchTool],
+    logger: pino({ level: 'warn' }, pino.destination({ dest: join(dir, 'bench.log'), sync: false })),
+  },
+);
 const app = await buildApp(hub);
 await app.listen({ port: 0, host: '127.0.0.1' });
 

@@ -3,6 +3,7 @@
 // The server runs in a child process; this process is the load generator (both share the 2 cores).
 // BENCH_SECONDS (default 5) sets the length of each measurement.
 import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
 import { fmt, summarize, table } from './lib.ts';
@@ -86,11 +87,11 @@ async function serverCpuMicros(): Promise<number> {
   return u.user + u.system;
 }
 
-async function load(concurrency: number, once: () => Promise<number>) {
+async function load(concurrency: number, once: () => Promise<number>, seconds = SECONDS) {
   const latencies: number[] = [];
   let bytes = 0;
   const cpu0 = await serverCpuMicros();
-  const end = performance.now() + SECONDS * 1000;
+  const end = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
     Array.from({ length: concurrency }, async () => {
@@ -106,29 +107,96 @@ async function load(concurrency: number, once: () => Promise<number>) {
   return { rps: latencies.length / elapsed, bytes, cpuPerCall, ...summarize(latencies) };
 }
 
-const child = spawn(
-  process.execPath,
-  ['--import', 'tsx', new URL('./mcp-server.ts', import.meta.url).pathname],
-  {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  },
-);
-const first = await new Promise<string>((resolve) =>
-  createInterface({ input: child.stdout! }).once('line', resolve),
-);
-const ports = JSON.parse(first) as { hub: number; bare: number };
-serverPort = ports.bare;
+// Debian's wrk, when installed, is the load generator: a C client costs the two cores far less than a
+// Node one, so the figures say more about the hub. Without it the Node client above is used.
+const WRK = ['/usr/bin/wrk', '/usr/local/bin/wrk'].find((p) => existsSync(p));
 
-const rows: (string | number)[][] = [];
-try {
-  for (const concurrency of [1, 8, 32]) {
-    const bare = await load(concurrency, async () => (await get(ports.bare, '/rows')).length);
-    const sessions = await Promise.all(Array.from({ length: concurrency }, () => openSession(ports.hub)));
-    let n = 0;
-    const mcp = await load(concurrency, async () => {
+function parseWrk(text: string, seconds: number) {
+  const rps = Number(/Requests\/sec:\s+([\d.]+)/.exec(text)?.[1] ?? Number.NaN);
+  const ms = (label: string) => {
+    const m = new RegExp(`\\s${label}%\\s+([\\d.]+)(us|ms|s)`).exec(text);
+    if (!m) return Number.NaN;
+    const v = Number(m[1]);
+    return m[2] === 'us' ? v / 1000 : m[2] === 's' ? v * 1000 : v;
+  };
+  const total = Number(/(\d+) requests in/.exec(text)?.[1] ?? 0);
+  return { rps, p50: ms('50'), p99: ms('99'), n: total || Math.round(rps * seconds) };
+}
+
+async function wrkLoad(
+  port: number,
+  path: string,
+  concurrency: number,
+  seconds: number,
+  script?: string,
+  args: string[] = [],
+) {
+  const cpu0 = await serverCpuMicros();
+  const out = await new Promise<string>((resolve, reject) => {
+    const argv = ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency'];
+    if (script) argv.push('-s', script);
+    argv.push(`http://127.0.0.1:${port}${path}`);
+    if (args.length) argv.push('--', ...args);
+    const child = spawn(WRK!, argv, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let text = '';
+    child.stdout!.on('data', (c) => (text += c));
+    child.on('error', reject);
+    child.on('exit', () => resolve(text));
+  });
+  const r = parseWrk(out, seconds);
+  const cpuPerCall = ((await serverCpuMicros()) - cpu0) / r.n;
+  return { rps: r.rps, p50: r.p50, p99: r.p99, cpuPerCall, bytes: 0 };
+}
+
+interface Server {
+  child: ReturnType<typeof spawn>;
+  hub: number;
+  bare: number;
+}
+
+async function startServer(recordCalls: boolean): Promise<Server> {
+  const child = spawn(
+    process.execPath,
+    ['--import', 'tsx', new URL('./mcp-server.ts', import.meta.url).pathname],
+    {
+      stdio: ['ignore', 'pipe', 'inherit'],
+      env: { ...process.env, COS_RECORD_CALLS: recordCalls ? '1' : '0' },
+    },
+  );
+  const first = await new Promise<string>((resolve) =>
+    createInterface({ input: child.stdout! }).once('line', resolve),
+  );
+  return { child, ...(JSON.parse(first) as { hub: number; bare: number }) };
+}
+
+async function measureMcp(server: Server, concurrency: number, seconds = SECONDS) {
+  serverPort = server.bare;
+  const sessions = await Promise.all(Array.from({ length: concurrency }, () => openSession(server.hub)));
+  if (WRK) {
+    const probe = await post(
+      server.hub,
+      '/mcp',
+      { ...MCP_HEADERS, 'mcp-session-id': sessions[0]! },
+      JSON.stringify({
+        jsonrpc: '2.0',
+        id: 0,
+        method: 'tools/call',
+        params: { name: 'cos_bench_rows', arguments: {} },
+      }),
+    );
+    const script = new URL('./mcp-call.lua', import.meta.url).pathname;
+    return {
+      ...(await wrkLoad(server.hub, '/mcp', concurrency, seconds, script, sessions)),
+      bytes: probe.text.length,
+    };
+  }
+  let n = 0;
+  return load(
+    concurrency,
+    async () => {
       const session = sessions[n++ % concurrency]!;
       const res = await post(
-        ports.hub,
+        server.hub,
         '/mcp',
         { ...MCP_HEADERS, 'mcp-session-id': session },
         JSON.stringify({
@@ -141,7 +209,28 @@ try {
       if (res.status !== 200 || !res.text.includes('"ok":true'))
         throw new Error(`call failed: ${res.status} ${res.text.slice(0, 200)}`);
       return res.text.length;
-    });
+    },
+    seconds,
+  );
+}
+
+const rows: (string | number)[][] = [];
+const overhead: (string | number)[][] = [];
+const recording = await startServer(true);
+const notRecording = await startServer(false);
+try {
+  // Warm both servers (JIT, SQLite page cache) before anything is timed.
+  for (const server of [recording, notRecording]) {
+    serverPort = server.bare;
+    await load(8, async () => (await get(server.bare, '/rows')).length, 1);
+    await measureMcp(server, 8, 1);
+  }
+  for (const concurrency of [1, 8, 32]) {
+    serverPort = recording.bare;
+    const bare = WRK
+      ? await wrkLoad(recording.bare, '/rows', concurrency, SECONDS)
+      : await load(concurrency, async () => (await get(recording.bare, '/rows')).length);
+    const mcp = await measureMcp(recording, concurrency);
     rows.push([
       concurrency,
       fmt(bare.rps, 0),
@@ -155,12 +244,28 @@ try {
       fmt(mcp.rps / bare.rps),
       mcp.bytes,
     ]);
+    if (concurrency > 1) {
+      // Recording off right after recording on, same sessions count: the ratio is what recording costs.
+      const off = await measureMcp(notRecording, concurrency);
+      overhead.push([
+        concurrency,
+        fmt(mcp.rps, 0),
+        fmt(off.rps, 0),
+        fmt(mcp.rps / off.rps),
+        fmt(mcp.cpuPerCall, 0),
+        fmt(off.cpuPerCall, 0),
+        fmt(off.cpuPerCall / mcp.cpuPerCall),
+      ]);
+    }
   }
 } finally {
-  child.kill('SIGTERM');
+  recording.child.kill('SIGTERM');
+  notRecording.child.kill('SIGTERM');
   agent.destroy();
 }
-console.log(`bench:mcp — ${SECONDS}s per cell, Node ${process.version}, server in a child process\n`);
+console.log(
+  `bench:mcp — ${SECONDS}s per cell, Node ${process.version}, servers in child processes, load from ${WRK ? 'wrk (one thread)' : 'a Node client'}\n`,
+);
 console.log(
   table(
     [
@@ -177,5 +282,20 @@ console.log(
       'MCP answer bytes',
     ],
     rows,
+  ),
+);
+console.log('\nRecording every call on and off (COS_RECORD_CALLS):\n');
+console.log(
+  table(
+    [
+      'sessions',
+      'calls/s recording',
+      'calls/s not recording',
+      'throughput ratio',
+      'CPU µs/call recording',
+      'CPU µs/call not recording',
+      'CPU ratio (off/on)',
+    ],
+    overhead,
   ),
 );

@@ -58,3 +58,35 @@ test('cos refuses a non-loopback host without a token', () => {
   assert.equal(res.status, 2);
   assert.match(res.stderr, /COS_HUB_TOKEN/);
 });
+
+test('cos serve answers, then on SIGTERM closes sessions and the database and exits 0', async () => {
+  const { spawn } = await import('node:child_process');
+  const repo = repoWithTasks();
+  const child = spawn(process.execPath, [COS, 'serve', '--port', '0', '--repo', repo], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let out = '';
+  child.stdout.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 30_000);
+    child.stdout.on('data', (chunk: string) => {
+      out += chunk;
+      const m = /MCP\s+(http:\/\/\S+)\/mcp/.exec(out);
+      if (m?.[1]) {
+        clearTimeout(timer);
+        resolve(m[1]);
+      }
+    });
+  });
+  assert.match(out, /claude mcp add --transport http cos http:\/\/127\.0\.0\.1:\d+\/mcp/);
+  const health = await fetch(`${url}/api/health`);
+  assert.equal(health.status, 200);
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  child.kill('SIGTERM');
+  assert.equal(await exited, 0);
+  assert.match(out, /SIGTERM: closing/);
+  const { openDatabase } = await import('../../../server/db/open.ts');
+  const db = openDatabase(join(repo, '.cos/hub.db'));
+  assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
+  db.close();
+});
