@@ -21,6 +21,11 @@ export async function startHubProcess(repo: string, env: Record<string, string> 
   child.stderr!.setEncoding('utf8');
   child.stderr!.on('data', (c: string) => (out += c));
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  // A test that fails half-way must not leave a hub running (it would keep the test runner waiting).
+  const reap = () => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  };
+  process.once('exit', reap);
   const url = await new Promise<string>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the hub did not start: ${out}`)), 60_000);
     child.stdout!.on('data', (chunk: string) => {
