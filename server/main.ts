@@ -1,11 +1,13 @@
-// CLI entry: `cos serve | module | doctor`. Reads the configuration, listens, closes gracefully.
+// CLI entry: `cos serve | index | module | doctor`. Reads the configuration, listens, closes gracefully.
 import { parseArgs } from 'node:util';
 import { doctor } from './cli/doctor.ts';
+import { indexCommand } from './cli/index.ts';
 import { moduleCommand } from './cli/module.ts';
 import { serve } from './cli/serve.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
 
 const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR]
+       cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
        cos doctor
 
@@ -22,6 +24,7 @@ async function main(argv: string[]): Promise<number> {
       repo: { type: 'string' },
       'state-dir': { type: 'string' },
       'tasks-dir': { type: 'string' },
+      force: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -29,12 +32,14 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const { help: _help, ...flags } = values;
+  const { help: _help, force, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   const [command = 'serve', ...rest] = positionals;
   switch (command) {
     case 'serve':
       return serve(config);
+    case 'index':
+      return indexCommand(config, rest, force === true);
     case 'module':
       return moduleCommand(config, rest);
     case 'doctor':

@@ -6,6 +6,7 @@ import type { Config } from './config.ts';
 import type { Db } from './db/open.ts';
 import { createDocsService } from './docs/service.ts';
 import type { EventBus } from './events/bus.ts';
+import { createGraphService } from './graph/service.ts';
 import { createMemoryService } from './memory/service.ts';
 import type { ModuleState } from './modules.ts';
 import { createSuperviseService } from './supervise/service.ts';
@@ -38,5 +39,27 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
     { name: 'board', start: () => board.start(), close: () => board.close() },
     { name: 'docs', start: () => docs.start(), close: () => docs.close() },
   ];
+  // The graph indexes in a worker thread: start() only spawns it, so the hub answers at once and the
+  // graph tools report what is indexed so far. An in-memory database (tests) has no file to share.
+  if (deps.dbPath !== ':memory:') {
+    const graph = createGraphService(deps);
+    services.graph = graph;
+    let unsubscribe: (() => void) | undefined;
+    lifecycle.push({
+      name: 'graph',
+      start: () => {
+        if (deps.modules.isEnabled('graph')) graph.start();
+        // Enabled later from the hub: index from then on, without a restart.
+        unsubscribe = events.subscribe((e) => {
+          const change = e.data as { id?: string; enabled?: boolean };
+          if (e.type === 'module-changed' && change.id === 'graph' && change.enabled) graph.start();
+        });
+      },
+      close: () => {
+        unsubscribe?.();
+        return graph.close();
+      },
+    });
+  }
   return { services, lifecycle };
 }

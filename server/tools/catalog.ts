@@ -3,6 +3,7 @@
 import { boardTools } from './board/index.ts';
 import type { AnyTool } from './define.ts';
 import { docsTools } from './docs/index.ts';
+import { graphTools } from './graph/index.ts';
 import { kernelTools } from './kernel/index.ts';
 import { memoryTools } from './memory/index.ts';
 import { observabilityTools } from './observability/index.ts';
@@ -15,4 +16,5 @@ export const catalog: readonly AnyTool[] = [
   ...memoryTools,
   ...docsTools,
   ...superviseTools,
+  ...graphTools,
 ];

@@ -305,6 +305,326 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/graph/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search the code graph
+         * @description Find symbols, files and headings by label or qualified name (camelCase and snake_case words match separately, prefixes too), ranked by how well they match and how much of the repo points at them. Use the uids it returns with the other cos_graph_* tools.
+         */
+        get: operations["graphSearch"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/resolve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Resolve a name to graph nodes
+         * @description What a uid, path or name stands for: `resolved` is the node the other graph tools would use (null when the name is ambiguous or unknown) and `results` the ranked candidates with their uids. meta.resolved_from says how: direct (exact uid), path_prefix (a path) or fuzzy_fts5 (a name: verify it).
+         */
+        get: operations["graphResolve"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/context": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A node and its neighbours
+         * @description One node (uid, path or name) with its neighbours grouped by edge type (`edges_by_type`, each entry marked out or in), the total per type, and the source excerpt on request. depth ≥ 2 adds a summary counting what lies within that many hops.
+         */
+        get: operations["graphContext"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/references": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Who points at a node
+         * @description Direct references to a node: callers, importers, subclasses, links… with file, line and column. Empty `kinds` picks the usual edge kinds for the node's kind (meta.default_kinds_picked, meta.node_kind). meta.completeness is lower_bound when name-only calls could also mean this symbol. For transitive effects use cos_graph_impact.
+         */
+        get: operations["graphReferences"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What a change to a node affects
+         * @description Transitive upstream (who depends on the node: what a change can break) or downstream (what it depends on) to `depth` hops, in tiers: will_break (direct, certain), should_review (two hops, uncertain or tests) and context (further, docs, name-only). A file or class counts its members. meta.semantic_scope = transitive_depth_N; cos_graph_references gives direct references only.
+         */
+        get: operations["graphImpact"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/path": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Shortest path between two nodes
+         * @description How one node reaches another: the shortest chain of edges (at most `max_hops`), following edge direction by default (source calls/imports/contains … target) or either way with `directed: false`. found=false with no path within the hops. meta.source_resolved_from and meta.target_resolved_from say how each end was resolved.
+         */
+        get: operations["graphPath"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/trace": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Call steps from an entry point
+         * @description What runs when an entry point runs: calls and constructor calls followed breadth-first to `max_depth`, each step with caller, callee, file and line; `branches` lists the steps that fan out, `external_targets` the library and unresolved calls reached (not followed). meta.completeness is lower_bound when steps were capped or calls could not be resolved.
+         */
+        get: operations["graphTrace"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/similar": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Symbols alike by name and shape
+         * @description Symbols like the given one: names sharing words, the same callees, and a similar shape (kind, parameter count, length). Useful to find duplicated logic or the sibling to copy from. Each result says why.
+         */
+        get: operations["graphSimilar"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/rename-plan": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Plan a rename
+         * @description Everything to edit to rename a symbol: definitions (overrides included), call sites, import sites, test references, doc references and string literals, each with file, line and column, plus a risk level with reasons and a suggested order. It plans only: nothing is edited.
+         */
+        get: operations["graphRenamePlan"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the current changes touch
+         * @description The git working tree against HEAD (staged, unstaged and untracked), or a commit range (`base`, optional `head`), mapped to the changed symbols, their downstream consumers (who depends on them, to `depth` hops, in impact tiers) and the board tasks whose references name those files, with a risk level and its reasons. Reads git only; changes nothing.
+         */
+        get: operations["graphDetectChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/export": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Export a subgraph
+         * @description A subgraph as JSON `{nodes, edges}`, Mermaid or DOT: containment (the folder/file/symbol tree under a root, default the repo root) or dependencies (imports, calls, inheritance… around a root, or the most connected nodes without one); auto picks containment for folders and the repo, dependencies otherwise. max_nodes ≤ 2000 and max_hops bound it; meta.capped says when max_nodes stopped it.
+         */
+        get: operations["graphExport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/cycles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Dependency cycles
+         * @description Import cycles between files (or call cycles between functions with edge_type=calls): each strongly connected group with its members and one shortest cycle through it, largest first. Recursive functions are counted apart (self_loops).
+         */
+        get: operations["graphCycles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/dead-code": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Symbols nothing references
+         * @description Functions, methods, classes and types that no edge of the graph points at (containment aside), with a confidence: low when the name still appears in its file or an importer (a value use, such as a callback), when name-only calls could reach it, or when it is exported (outside users are invisible). Test files and conventional entry points are left out.
+         */
+        get: operations["graphDeadCode"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/stats": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Code graph statistics
+         * @description Size and shape of the code graph: nodes by kind, edges by type, files by language, parse failures, how many calls resolved inside the repository, and the most referenced nodes.
+         */
+        get: operations["graphStats"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/doctor": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Check the code graph
+         * @description Integrity of the code graph: dangling and duplicate edges, self-loops, orphaned nodes (in-repo, phantom, external stubs), malformed uids or paths, stale paths, the slowest extractions and files that failed to parse. healthy ignores the informational categories (meta.informational_categories). fix: true deletes only the fixable categories (meta.fixable_categories), then has the indexer reload; `issues` then describes the graph after the repair.
+         */
+        post: operations["graphDoctor"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/reindex": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Re-index the code graph
+         * @description Brings the code graph up to date with the working tree (only changed files unless force) and answers with what the pass did. Progress is reported while it runs. The hub indexes on start and on every saved file anyway; call this after a large checkout or to force a full re-extraction.
+         */
+        post: operations["graphReindex"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/health": {
         parameters: {
             query?: never;
@@ -2687,6 +3007,2093 @@ export interface operations {
                             meta: {
                                 has_more: boolean;
                                 next_offset: number | null;
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphSearch: {
+        parameters: {
+            query: {
+                /** @description words, a name or a qualified name */
+                query: string;
+                /** @description only these node kinds (default all) */
+                kinds?: ("folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external")[];
+                /** @description page size (default 20) */
+                limit?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            }[];
+                            /** @description ranked matches in all (up to 2,000) */
+                            total_count: number;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphResolve: {
+        parameters: {
+            query: {
+                /** @description what to resolve: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                name: string;
+                /** @description page size (default 10) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            resolved: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            } | null;
+                            status: "found" | "ambiguous" | "none";
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphContext: {
+        parameters: {
+            query: {
+                /** @description the node: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                node: string;
+                /** @description hops for the summary counts (default 1: none) */
+                depth?: number;
+                /** @description only these edge types */
+                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                /** @description neighbours listed per edge type (default 25) */
+                per_type?: number;
+                /** @description add the node's source lines (default false) */
+                include_source?: boolean;
+                /** @description cap on the excerpt (default 200) */
+                max_source_lines?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            node: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                                signature?: string;
+                            };
+                            edges_by_type: {
+                                [key: string]: {
+                                    /** @description out: this node → neighbour; in: neighbour → this node */
+                                    direction: "out" | "in";
+                                    uid: string;
+                                    kind: string;
+                                    label: string;
+                                    file_path: string | null;
+                                    /** @description where the edge was found */
+                                    line: number | null;
+                                    confidence: number;
+                                }[];
+                            };
+                            edge_counts: {
+                                [key: string]: {
+                                    out: number;
+                                    in: number;
+                                };
+                            };
+                            source?: {
+                                file_path: string;
+                                start_line: number;
+                                end_line: number;
+                                text: string;
+                                cut: boolean;
+                            } | {
+                                unavailable: string;
+                            };
+                            summary?: {
+                                depth: number;
+                                /** @description distinct nodes within depth hops, the node aside */
+                                reachable: number;
+                                by_kind: {
+                                    [key: string]: number;
+                                };
+                                by_edge_type: {
+                                    [key: string]: number;
+                                };
+                                capped: boolean;
+                            };
+                        } | {
+                            /** @enum {boolean} */
+                            ambiguous: true;
+                            query: string;
+                            /** @description ranked candidates; call again with one uid */
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphReferences: {
+        parameters: {
+            query: {
+                /** @description the node referred to: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                node: string;
+                /** @description edge kinds (default: per node kind) */
+                kinds?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                /** @description drop edges below this confidence (default 0) */
+                min_confidence?: number;
+                /** @description page size (default 100) */
+                limit?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            node: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                                signature?: string;
+                            };
+                            /** @description the edge kinds searched */
+                            kinds: string[];
+                            references: {
+                                edge_type: string;
+                                /** @description the referring node */
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                /** @description where the reference is written */
+                                file_path: string | null;
+                                line: number | null;
+                                column: number | null;
+                                confidence: number;
+                            }[];
+                            total_count: number;
+                            by_kind: {
+                                [key: string]: number;
+                            };
+                        } | {
+                            /** @enum {boolean} */
+                            ambiguous: true;
+                            query: string;
+                            /** @description ranked candidates; call again with one uid */
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphImpact: {
+        parameters: {
+            query: {
+                /** @description the node changed: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                node: string;
+                /** @description upstream (default): dependents; downstream: dependencies */
+                direction?: "upstream" | "downstream";
+                /** @description hops (default 3) */
+                depth?: number;
+                /** @description follow only these (default all but contains) */
+                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                /** @description skip edges below this (default 0) */
+                min_confidence?: number;
+                /** @description entries listed per tier (default 100) */
+                limit?: number;
+                /** @description skip this many entries of each tier (meta.next_offset of the previous page) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            node: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                                signature?: string;
+                            };
+                            direction: string;
+                            depth: number;
+                            tiers: {
+                                will_break: {
+                                    uid: string;
+                                    kind: string;
+                                    label: string;
+                                    file_path: string | null;
+                                    /** @description hops from the node */
+                                    depth: number;
+                                    /** @description edge type of the last hop */
+                                    via: string;
+                                    /** @description the node it reaches (or is reached from) on that hop */
+                                    via_uid: string;
+                                    line: number | null;
+                                    /** @description lowest edge confidence along the way */
+                                    confidence: number;
+                                }[];
+                                should_review: {
+                                    uid: string;
+                                    kind: string;
+                                    label: string;
+                                    file_path: string | null;
+                                    /** @description hops from the node */
+                                    depth: number;
+                                    /** @description edge type of the last hop */
+                                    via: string;
+                                    /** @description the node it reaches (or is reached from) on that hop */
+                                    via_uid: string;
+                                    line: number | null;
+                                    /** @description lowest edge confidence along the way */
+                                    confidence: number;
+                                }[];
+                                context: {
+                                    uid: string;
+                                    kind: string;
+                                    label: string;
+                                    file_path: string | null;
+                                    /** @description hops from the node */
+                                    depth: number;
+                                    /** @description edge type of the last hop */
+                                    via: string;
+                                    /** @description the node it reaches (or is reached from) on that hop */
+                                    via_uid: string;
+                                    line: number | null;
+                                    /** @description lowest edge confidence along the way */
+                                    confidence: number;
+                                }[];
+                            };
+                            tier_counts: {
+                                will_break: number;
+                                should_review: number;
+                                context: number;
+                            };
+                            impacted_count: number;
+                            by_depth: {
+                                [key: string]: number;
+                            };
+                            files_affected: number;
+                        } | {
+                            /** @enum {boolean} */
+                            ambiguous: true;
+                            query: string;
+                            /** @description ranked candidates; call again with one uid */
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphPath: {
+        parameters: {
+            query: {
+                /** @description where the path starts: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                source: string;
+                /** @description where it ends: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                target: string;
+                /** @description longest path searched (default 6) */
+                max_hops?: number;
+                /** @description only these edge types (default all) */
+                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                /** @description follow edges only forward (default true) */
+                directed?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            found: boolean;
+                            hops: number | null;
+                            source: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                                signature?: string;
+                            };
+                            target: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                                signature?: string;
+                            };
+                            /** @description the path, source first */
+                            nodes: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                                signature?: string;
+                            }[];
+                            edges: {
+                                source: string;
+                                target: string;
+                                type: string;
+                                line: number | null;
+                                confidence: number;
+                            }[];
+                        } | {
+                            /** @enum {boolean} */
+                            ambiguous: true;
+                            query: string;
+                            /** @description ranked candidates; call again with one uid */
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphTrace: {
+        parameters: {
+            query: {
+                /** @description the entry point (function, method or file): a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                entry: string;
+                /** @description call depth (default 5) */
+                max_depth?: number;
+                /** @description steps listed at most (default 300) */
+                max_steps?: number;
+                /** @description list calls to external targets as steps (default true) */
+                include_external?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            entry: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                                signature?: string;
+                            };
+                            steps: {
+                                depth: number;
+                                /** @description caller uid */
+                                from: string;
+                                /** @description callee uid */
+                                to: string;
+                                to_label: string;
+                                to_kind: string;
+                                /** @description calls or constructs */
+                                edge_type: string;
+                                /** @description the caller's file */
+                                file_path: string | null;
+                                line: number | null;
+                                confidence: number;
+                                /** @description the callee is outside the repository (or unresolved); not followed */
+                                external: boolean;
+                                /** @description the callee was already expanded earlier (shared callee or a cycle) */
+                                repeat: boolean;
+                            }[];
+                            branches: {
+                                uid: string;
+                                label: string;
+                                fan_out: number;
+                                depth: number;
+                            }[];
+                            external_targets: {
+                                uid: string;
+                                label: string;
+                                calls: number;
+                                unresolved: boolean;
+                            }[];
+                            /** @description distinct in-repo symbols reached */
+                            reached: number;
+                            max_depth_reached: number;
+                        } | {
+                            /** @enum {boolean} */
+                            ambiguous: true;
+                            query: string;
+                            /** @description ranked candidates; call again with one uid */
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphSimilar: {
+        parameters: {
+            query: {
+                /** @description the symbol: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                node: string;
+                /** @description page size (default 15) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            node: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                                signature?: string;
+                            };
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description 0..1 */
+                                score: number;
+                                name_similarity: number;
+                                shared_callees: number;
+                                reasons: string[];
+                            }[];
+                        } | {
+                            /** @enum {boolean} */
+                            ambiguous: true;
+                            query: string;
+                            /** @description ranked candidates; call again with one uid */
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphRenamePlan: {
+        parameters: {
+            query: {
+                /** @description the symbol to rename: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                node: string;
+                /** @description the new identifier */
+                new_name: string;
+                /** @description look for the name in string literals of the files involved (default true) */
+                include_strings?: boolean;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            node: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                end_line: number | null;
+                                signature?: string;
+                            };
+                            old_name: string;
+                            new_name: string;
+                            definitions: {
+                                file_path: string;
+                                line: number;
+                                /** @description 1-based column of the name itself */
+                                column: number;
+                                /** @description the line, trimmed */
+                                text: string;
+                                /** @description how it was found: an edge type, import, definition, override, text */
+                                via: string;
+                                /** @description the referring or defining node */
+                                uid?: string;
+                            }[];
+                            call_sites: {
+                                file_path: string;
+                                line: number;
+                                /** @description 1-based column of the name itself */
+                                column: number;
+                                /** @description the line, trimmed */
+                                text: string;
+                                /** @description how it was found: an edge type, import, definition, override, text */
+                                via: string;
+                                /** @description the referring or defining node */
+                                uid?: string;
+                            }[];
+                            import_sites: {
+                                file_path: string;
+                                line: number;
+                                /** @description 1-based column of the name itself */
+                                column: number;
+                                /** @description the line, trimmed */
+                                text: string;
+                                /** @description how it was found: an edge type, import, definition, override, text */
+                                via: string;
+                                /** @description the referring or defining node */
+                                uid?: string;
+                            }[];
+                            test_references: {
+                                file_path: string;
+                                line: number;
+                                /** @description 1-based column of the name itself */
+                                column: number;
+                                /** @description the line, trimmed */
+                                text: string;
+                                /** @description how it was found: an edge type, import, definition, override, text */
+                                via: string;
+                                /** @description the referring or defining node */
+                                uid?: string;
+                            }[];
+                            doc_references: {
+                                file_path: string;
+                                line: number;
+                                /** @description 1-based column of the name itself */
+                                column: number;
+                                /** @description the line, trimmed */
+                                text: string;
+                                /** @description how it was found: an edge type, import, definition, override, text */
+                                via: string;
+                                /** @description the referring or defining node */
+                                uid?: string;
+                            }[];
+                            string_literals: {
+                                file_path: string;
+                                line: number;
+                                /** @description 1-based column of the name itself */
+                                column: number;
+                                /** @description the line, trimmed */
+                                text: string;
+                                /** @description how it was found: an edge type, import, definition, override, text */
+                                via: string;
+                                /** @description the referring or defining node */
+                                uid?: string;
+                            }[];
+                            /** @description sites to edit, string literals aside (they need a look first) */
+                            total_edits: number;
+                            files: number;
+                            risk: "low" | "medium" | "high";
+                            risk_reasons: string[];
+                            suggested_order: {
+                                step: number;
+                                action: string;
+                                files: string[];
+                            }[];
+                        } | {
+                            /** @enum {boolean} */
+                            ambiguous: true;
+                            query: string;
+                            /** @description ranked candidates; call again with one uid */
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                qualified_name: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                /** @description uid | path | exact_label | exact_qualified_name | prefix | fuzzy */
+                                match: string;
+                                score: number;
+                                /** @description edges into it, containment aside */
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphDetectChanges: {
+        parameters: {
+            query?: {
+                /** @description a commit or ref to compare with (or a range a..b); omitted = the working tree against HEAD */
+                base?: string;
+                /** @description the other end of the range (default: the working tree) */
+                head?: string;
+                /** @description hops of consumers (default 2) */
+                depth?: number;
+                /** @description entries per list (default 200) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            mode: "working_tree" | "range";
+                            base: string | null;
+                            head: string | null;
+                            changes: {
+                                files: {
+                                    path: string;
+                                    /** @description added | modified | deleted */
+                                    status: string;
+                                    lines_changed: number;
+                                    /** @description the graph knows this file */
+                                    indexed: boolean;
+                                }[];
+                                symbols: {
+                                    uid: string;
+                                    kind: string;
+                                    label: string;
+                                    file_path: string | null;
+                                    start_line: number | null;
+                                    /** @description the change touched the file outside any symbol */
+                                    file_level: boolean;
+                                }[];
+                            };
+                            affected: {
+                                consumers: ({
+                                    uid: string;
+                                    kind: string;
+                                    label: string;
+                                    file_path: string | null;
+                                    /** @description hops from the node */
+                                    depth: number;
+                                    /** @description edge type of the last hop */
+                                    via: string;
+                                    /** @description the node it reaches (or is reached from) on that hop */
+                                    via_uid: string;
+                                    line: number | null;
+                                    /** @description lowest edge confidence along the way */
+                                    confidence: number;
+                                } & {
+                                    tier: string;
+                                })[];
+                                tasks: {
+                                    id: string;
+                                    title: string;
+                                    status: string;
+                                    matched: string[];
+                                }[];
+                            };
+                            summary: {
+                                files: number;
+                                symbols: number;
+                                consumers: number;
+                                will_break: number;
+                                tasks: number;
+                            };
+                            risk_level: "none" | "low" | "medium" | "high";
+                            risk_reasons: string[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphExport: {
+        parameters: {
+            query?: {
+                /** @description default json */
+                format?: "json" | "mermaid" | "dot";
+                /** @description where to start (default the repository root): a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                root?: string;
+                /** @description default auto */
+                mode?: "containment" | "dependencies" | "auto";
+                /** @description dependency edges to follow and show (default: all but contains, links and cites) */
+                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                /** @description default 500 */
+                max_nodes?: number;
+                /** @description default 3 */
+                max_hops?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            format: "json" | "mermaid" | "dot";
+                            /** @description the mode used (auto resolved) */
+                            mode: "containment" | "dependencies";
+                            root: string | null;
+                            node_count: number;
+                            edge_count: number;
+                            nodes?: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                            }[];
+                            edges?: {
+                                source: string;
+                                target: string;
+                                type: string;
+                                confidence: number;
+                            }[];
+                            /** @description the Mermaid or DOT source */
+                            text?: string;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphCycles: {
+        parameters: {
+            query?: {
+                /** @description default imports */
+                edge_type?: "imports" | "calls";
+                /** @description page size (default 50) */
+                limit?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            edge_type: string;
+                            cycles: {
+                                size: number;
+                                /** @description uids in the group */
+                                members: string[];
+                                /** @description one shortest cycle, in edge order (the first follows the last) */
+                                cycle: string[];
+                                files: string[];
+                            }[];
+                            total_count: number;
+                            /** @description nodes with an edge to themselves (recursion, for calls) */
+                            self_loops: number;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphDeadCode: {
+        parameters: {
+            query?: {
+                /** @description node kinds (default function, method, class, interface, type, enum) */
+                kinds?: ("folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external")[];
+                /** @description only under this repo path (a file or folder) */
+                path_prefix?: string;
+                /** @description include test files (default false) */
+                include_tests?: boolean;
+                /** @description default low (all) */
+                min_confidence?: "low" | "medium" | "high";
+                /** @description page size (default 100) */
+                limit?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            dead: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                file_path: string | null;
+                                start_line: number | null;
+                                confidence: "low" | "medium" | "high";
+                                reasons: string[];
+                            }[];
+                            /** @description unreferenced symbols before the confidence filter */
+                            total_count: number;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphStats: {
+        parameters: {
+            query?: {
+                /** @description most referenced nodes to list (default 10) */
+                top?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            nodes: number;
+                            edges: number;
+                            files: number;
+                            nodes_by_kind: {
+                                [key: string]: number;
+                            };
+                            edges_by_type: {
+                                [key: string]: number;
+                            };
+                            files_by_language: {
+                                [key: string]: {
+                                    files: number;
+                                    bytes: number;
+                                };
+                            };
+                            files_with_parse_errors: number;
+                            calls: {
+                                total: number;
+                                /** @description resolved to a symbol of the repository */
+                                in_repo: number;
+                                /** @description to a library or builtin (unresolved included) */
+                                external: number;
+                                /** @description receiver unknown: the target is only a name */
+                                unresolved: number;
+                            };
+                            nodes_top: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphDoctor: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description delete the fixable findings (default false) */
+                    fix?: boolean;
+                    /** @description examples per category (default 5) */
+                    sample_size?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            healthy: boolean;
+                            issues: {
+                                category: "dangling_source" | "dangling_target" | "duplicate_edges" | "self_loops" | "orphaned_inrepo" | "orphaned_phantom" | "orphaned_external_unresolved" | "malformed_uid_path" | "stale_paths" | "slowest_extractions" | "files_with_parse_errors";
+                                severity: "real" | "info";
+                                count: number;
+                                /** @description fix: true deletes these rows */
+                                fixable: boolean;
+                                sample: string[];
+                                path_count?: number;
+                            }[];
+                            /** @description rows deleted per category when fix was asked for */
+                            fixed: {
+                                [key: string]: number;
+                            } | null;
+                            stats: {
+                                /** @description categories with real findings */
+                                issue_count: number;
+                                /** @description categories with findings, informational included */
+                                issue_count_total: number;
+                                /** @description real findings (rows) across categories */
+                                finding_count: number;
+                                nodes: number;
+                                edges: number;
+                                files: number;
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphReindex: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description Re-extract every file even when its content hash is unchanged */
+                    force?: boolean;
+                    /** @description Repository-relative files or directories to refresh; omit for the whole repository */
+                    paths?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            generation: number;
+                            files_seen: number;
+                            /** @description Files (re-)extracted in this pass */
+                            files_changed: number;
+                            files_deleted: number;
+                            /** @description Files recorded with a parse error (what parsed is kept) */
+                            files_failed: number;
+                            /** @description Files whose edges were re-resolved */
+                            files_resolved: number;
+                            nodes: number;
+                            edges: number;
+                            duration_ms: number;
+                            freshness: {
+                                /** @description Graph generation: +1 per completed index pass */
+                                generation: number;
+                                last_indexed_at: string | null;
+                                /** @description Files seen changed but not yet in the graph */
+                                files_pending: number;
+                                indexing: boolean;
                             };
                         };
                         meta: components["schemas"]["Meta"];

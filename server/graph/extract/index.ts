@@ -1,0 +1,46 @@
+// Extraction dispatch: the language of a file picks its extractor. Every extractor is a pure function
+// of (path, text); the tree-sitter ones share one parser per language in this thread.
+import { hasGrammar, parserFor } from '../parser.ts';
+import type { Extraction, Language } from '../types.ts';
+import { Builder, syntaxError } from './common.ts';
+import { extractGeneric } from './generic.ts';
+import { extractGo } from './go.ts';
+import { extractJava } from './java.ts';
+import { extractManifest } from './manifest.ts';
+import { extractMarkdown } from './markdown.ts';
+import { extractPython } from './python.ts';
+import { extractRust } from './rust.ts';
+import { extractTypeScript } from './typescript.ts';
+
+export async function extractFile(path: string, language: Language, text: string): Promise<Extraction> {
+  if (language === 'markdown') return extractMarkdown(path, text);
+  if (language === 'json' || language === 'toml' || language === 'text') return extractManifest(path, text);
+  if (!hasGrammar(language)) return new Builder(path, text).result();
+  const parser = await parserFor(language);
+  if (!parser) return new Builder(path, text).result();
+  const tree = parser.parse(text);
+  if (!tree) return new Builder(path, text).result('parser returned no tree');
+  try {
+    switch (language) {
+      case 'typescript':
+      case 'tsx':
+      case 'javascript':
+        return extractTypeScript(path, text, tree);
+      case 'python':
+        return extractPython(path, text, tree);
+      case 'go':
+        return extractGo(path, text, tree);
+      case 'java':
+        return extractJava(path, text, tree);
+      case 'rust':
+        return extractRust(path, text, tree);
+      default: {
+        const r = extractGeneric(path, text, tree, language);
+        const err = syntaxError(tree.rootNode);
+        return err ? { ...r, error: err } : r;
+      }
+    }
+  } finally {
+    tree.delete();
+  }
+}

@@ -1,0 +1,470 @@
+// TypeScript, TSX, JavaScript and JSX: declarations, imports/exports (ESM and CommonJS), calls,
+// constructions, heritage and parameter/return types. Names only; resolution is in resolve.ts.
+import type { Tree } from 'web-tree-sitter';
+import type { Extraction, NodeKind } from '../types.ts';
+import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError } from './common.ts';
+
+const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
+const CLASS_DECLS = new Set(['class_declaration', 'abstract_class_declaration', 'class']);
+
+export function extractTypeScript(path: string, text: string, tree: Tree): Extraction {
+  const b = new Builder(path, text);
+  const root = tree.rootNode;
+  // name → type name, for `v.m()` where v was declared `v: T` or `= new T()`; per file (cheap and
+  // almost always unambiguous), with `this.f` fields keyed `Class.this.f`.
+  const varTypes = new Map<string, string | null>();
+  const noteType = (key: string, type: string | undefined) => {
+    if (!type) return;
+    const prev = varTypes.get(key);
+    varTypes.set(key, prev === undefined || prev === type ? type : null);
+  };
+
+  const typeParamsOf = (n: Node): Set<string> => {
+    const tp = n.childForFieldName('type_parameters');
+    const out = new Set<string>();
+    if (tp) for (const p of tp.namedChildren) if (p) out.add(p.childForFieldName('name')?.text ?? '');
+    return out;
+  };
+
+  const typeRefs = (
+    owner: string,
+    typeNode: Node | null,
+    type: 'has_param_type' | 'returns_type',
+    skip: Set<string>,
+  ) => {
+    if (!typeNode) return;
+    for (const t of typeNode.descendantsOfType('type_identifier')) {
+      if (!t || skip.has(t.text)) continue;
+      // A.B in a type: keep the qualified name so namespace imports resolve.
+      const parent = t.parent;
+      const name = parent?.type === 'nested_type_identifier' ? parent.text : t.text;
+      b.ref({ type, from: owner, name, line: lineOf(t), col: colOf(t) });
+    }
+  };
+
+  const functionLike = (uid: string, n: Node, skip: Set<string>) => {
+    const params = n.childForFieldName('parameters');
+    if (params) {
+      for (const p of params.namedChildren) {
+        if (!p) continue;
+        const ann = p.childForFieldName('type');
+        typeRefs(uid, ann, 'has_param_type', skip);
+        const pat = p.childForFieldName('pattern');
+        if (pat?.type === 'identifier') noteType(pat.text, simpleType(ann));
+      }
+    }
+    typeRefs(uid, n.childForFieldName('return_type'), 'returns_type', skip);
+  };
+
+  const classDecl = (n: Node, prefix: string, parent: string, kind: NodeKind = 'class') => {
+    const nameNode = n.childForFieldName('name');
+    if (!nameNode) return;
+    const qname = prefix + nameNode.text;
+    const body = n.childForFieldName('body');
+    const cls = b.symbol(kind, qname, n, { parent, signature: signatureOf(n, body, text), cls: qname });
+    const bases: string[] = [];
+    for (const h of n.namedChildren) {
+      if (!h) continue;
+      if (h.type === 'class_heritage') {
+        for (const c of h.namedChildren) {
+          if (!c) continue;
+          if (c.type === 'extends_clause') {
+            const v = c.childForFieldName('value');
+            if (v) {
+              bases.push(v.text);
+              b.ref({ type: 'inherits_from', from: cls.uid, name: v.text, line: lineOf(v), col: colOf(v) });
+            }
+          } else if (c.type === 'implements_clause') {
+            for (const t of c.namedChildren) {
+              if (!t) continue;
+              const name = t.type === 'generic_type' ? (t.childForFieldName('name')?.text ?? t.text) : t.text;
+              b.ref({ type: 'implements', from: cls.uid, name, line: lineOf(t), col: colOf(t) });
+            }
+          } else if (c.type !== 'extends_clause') {
+            // The JavaScript form: `class A extends B` puts the expression directly under class_heritage.
+            bases.push(c.text);
+            b.ref({ type: 'inherits_from', from: cls.uid, name: c.text, line: lineOf(c), col: colOf(c) });
+          }
+        }
+      } else if (h.type === 'extends_type_clause') {
+        for (const t of h.namedChildren) {
+          if (!t) continue;
+          const name = t.type === 'generic_type' ? (t.childForFieldName('name')?.text ?? t.text) : t.text;
+          bases.push(name);
+          b.ref({ type: 'inherits_from', from: cls.uid, name, line: lineOf(t), col: colOf(t) });
+        }
+      }
+    }
+    if (bases.length) {
+      b.facts.bases ??= {};
+      b.facts.bases[qname] = bases;
+    }
+    if (!body || kind === 'interface') return;
+    const skip = typeParamsOf(n);
+    for (const m of body.namedChildren) {
+      if (!m) continue;
+      if (
+        m.type === 'method_definition' ||
+        m.type === 'abstract_method_signature' ||
+        m.type === 'method_signature'
+      ) {
+        const name = m.childForFieldName('name')?.text;
+        if (!name) continue;
+        const mb = m.childForFieldName('body');
+        const method = b.symbol('method', `${qname}.${name}`, m, {
+          parent: cls.uid,
+          signature: signatureOf(m, mb, text),
+          cls: qname,
+        });
+        functionLike(method.uid, m, new Set([...skip, ...typeParamsOf(m)]));
+        if (name === 'constructor') {
+          // Parameter properties (`private store: Store`) are fields too: this.store.get() is typed.
+          const params = m.childForFieldName('parameters');
+          for (const p of params?.namedChildren ?? []) {
+            if (!p) continue;
+            const hasModifier = p.namedChildren.some(
+              (c) => c?.type === 'accessibility_modifier' || c?.type === 'override_modifier',
+            );
+            const pat = p.childForFieldName('pattern');
+            if (hasModifier && pat)
+              noteType(`${qname}.this.${pat.text}`, simpleType(p.childForFieldName('type')));
+          }
+        }
+      } else if (m.type === 'public_field_definition' || m.type === 'field_definition') {
+        const nameNode = m.childForFieldName('name') ?? m.childForFieldName('property');
+        const value = m.childForFieldName('value');
+        if (!nameNode) continue;
+        if (value && FUNCTION_VALUES.has(value.type)) {
+          const method = b.symbol('method', `${qname}.${nameNode.text}`, m, {
+            parent: cls.uid,
+            signature: signatureOf(m, value.childForFieldName('body'), text),
+            cls: qname,
+          });
+          functionLike(method.uid, value, skip);
+        } else {
+          noteType(
+            `${qname}.this.${nameNode.text}`,
+            simpleType(m.childForFieldName('type')) ?? newType(value),
+          );
+        }
+      }
+    }
+  };
+
+  const variableDecl = (n: Node, prefix: string, parent: string, isConst: boolean) => {
+    for (const d of n.namedChildren) {
+      if (d?.type !== 'variable_declarator') continue;
+      const nameNode = d.childForFieldName('name');
+      const value = d.childForFieldName('value');
+      if (!nameNode) continue;
+      if (value && isRequire(value)) {
+        requireBinding(nameNode, value);
+        continue;
+      }
+      if (nameNode.type !== 'identifier') continue;
+      const qname = prefix + nameNode.text;
+      if (value && FUNCTION_VALUES.has(value.type)) {
+        const fn = b.symbol('function', qname, d, {
+          parent,
+          signature: signatureOf(d, value.childForFieldName('body'), text),
+        });
+        functionLike(fn.uid, value, typeParamsOf(value));
+      } else if (value && CLASS_DECLS.has(value.type)) {
+        classDecl(value.childForFieldName('name') ? value : d, prefix, parent);
+      } else {
+        b.symbol(isConst ? 'constant' : 'variable', qname, d, {
+          parent,
+          signature: signatureOf(d, null, text),
+        });
+        noteType(nameNode.text, simpleType(d.childForFieldName('type')) ?? newType(value));
+      }
+    }
+  };
+
+  const requireBinding = (nameNode: Node, call: Node) => {
+    const spec = stringArg(call);
+    if (spec === undefined) return;
+    b.ref({ type: 'imports', from: b.fileUid, name: '', module: spec, line: lineOf(call), col: colOf(call) });
+    if (nameNode.type === 'identifier')
+      b.facts.bindings.push({ local: nameNode.text, module: spec, imported: '*' });
+    else if (nameNode.type === 'object_pattern') {
+      for (const p of nameNode.namedChildren) {
+        if (!p) continue;
+        if (p.type === 'shorthand_property_identifier_pattern')
+          b.facts.bindings.push({ local: p.text, module: spec, imported: p.text });
+        else if (p.type === 'pair_pattern') {
+          const key = p.childForFieldName('key')?.text;
+          const val = p.childForFieldName('value');
+          if (key && val?.type === 'identifier')
+            b.facts.bindings.push({ local: val.text, module: spec, imported: key });
+        }
+      }
+    }
+  };
+
+  const importStatement = (n: Node) => {
+    const source = n.childForFieldName('source');
+    const spec = source ? unquote(source.text) : undefined;
+    if (spec === undefined) return;
+    b.ref({ type: 'imports', from: b.fileUid, name: '', module: spec, line: lineOf(n), col: colOf(n) });
+    const clause = n.namedChildren.find((c) => c?.type === 'import_clause');
+    if (!clause) return;
+    for (const c of clause.namedChildren) {
+      if (!c) continue;
+      if (c.type === 'identifier')
+        b.facts.bindings.push({ local: c.text, module: spec, imported: 'default' });
+      else if (c.type === 'namespace_import') {
+        const id = c.namedChildren.find((x) => x?.type === 'identifier');
+        if (id) b.facts.bindings.push({ local: id.text, module: spec, imported: '*' });
+      } else if (c.type === 'named_imports') {
+        for (const s of c.namedChildren) {
+          if (s?.type !== 'import_specifier') continue;
+          const name = s.childForFieldName('name')?.text;
+          const alias = s.childForFieldName('alias')?.text;
+          if (name) b.facts.bindings.push({ local: alias ?? name, module: spec, imported: unquote(name) });
+        }
+      }
+    }
+  };
+
+  const exportStatement = (n: Node, prefix: string, parent: string) => {
+    const decl = n.childForFieldName('declaration');
+    const isDefault = n.children.some((c) => c?.type === 'default');
+    if (decl) {
+      statement(decl, prefix, parent);
+      if (isDefault) {
+        const name = decl.childForFieldName('name')?.text;
+        if (name) b.facts.reexports.push({ module: '', imported: name, exported: 'default' });
+      }
+      return;
+    }
+    const source = n.childForFieldName('source');
+    const spec = source ? unquote(source.text) : '';
+    if (spec)
+      b.ref({ type: 'imports', from: b.fileUid, name: '', module: spec, line: lineOf(n), col: colOf(n) });
+    const clause = n.namedChildren.find((c) => c?.type === 'export_clause');
+    if (clause) {
+      for (const s of clause.namedChildren) {
+        if (s?.type !== 'export_specifier') continue;
+        const name = s.childForFieldName('name')?.text;
+        const alias = s.childForFieldName('alias')?.text;
+        if (name)
+          b.facts.reexports.push({ module: spec, imported: unquote(name), exported: unquote(alias ?? name) });
+      }
+      return;
+    }
+    const ns = n.namedChildren.find((c) => c?.type === 'namespace_export');
+    if (spec && ns) {
+      const id = ns.namedChildren.find((c) => c);
+      if (id) b.facts.reexports.push({ module: spec, imported: '*', exported: unquote(id.text) });
+      return;
+    }
+    if (spec) {
+      b.facts.reexports.push({ module: spec, imported: '*', exported: '*' });
+      return;
+    }
+    const value = n.childForFieldName('value');
+    if (isDefault && value) {
+      if (value.type === 'identifier')
+        b.facts.reexports.push({ module: '', imported: value.text, exported: 'default' });
+      else if (FUNCTION_VALUES.has(value.type) || CLASS_DECLS.has(value.type)) {
+        if (CLASS_DECLS.has(value.type) && value.childForFieldName('name')) statement(value, prefix, parent);
+        else {
+          const fn = b.symbol('function', `${prefix}default`, value, {
+            parent,
+            signature: signatureOf(value, value.childForFieldName('body'), text),
+          });
+          functionLike(fn.uid, value, new Set());
+        }
+      }
+    }
+  };
+
+  const statement = (n: Node, prefix: string, parent: string) => {
+    switch (n.type) {
+      case 'import_statement':
+        importStatement(n);
+        break;
+      case 'export_statement':
+        exportStatement(n, prefix, parent);
+        break;
+      case 'function_declaration':
+      case 'generator_function_declaration':
+      case 'function_signature': {
+        const name = n.childForFieldName('name')?.text;
+        if (!name) break;
+        const body = n.childForFieldName('body');
+        const fn = b.symbol('function', prefix + name, n, { parent, signature: signatureOf(n, body, text) });
+        functionLike(fn.uid, n, typeParamsOf(n));
+        break;
+      }
+      case 'class_declaration':
+      case 'abstract_class_declaration':
+      case 'class':
+        classDecl(n, prefix, parent);
+        break;
+      case 'interface_declaration':
+        classDecl(n, prefix, parent, 'interface');
+        break;
+      case 'type_alias_declaration': {
+        const name = n.childForFieldName('name')?.text;
+        if (name)
+          b.symbol('type', prefix + name, n, { parent, signature: signatureOf(n, null, text), scope: false });
+        break;
+      }
+      case 'enum_declaration': {
+        const name = n.childForFieldName('name')?.text;
+        if (name)
+          b.symbol('enum', prefix + name, n, {
+            parent,
+            signature: signatureOf(n, n.childForFieldName('body'), text),
+          });
+        break;
+      }
+      case 'lexical_declaration':
+      case 'variable_declaration':
+        variableDecl(n, prefix, parent, n.type === 'lexical_declaration' && n.child(0)?.text === 'const');
+        break;
+      case 'ambient_declaration':
+        for (const c of n.namedChildren) if (c) statement(c, prefix, parent);
+        break;
+      case 'expression_statement': {
+        const e = n.namedChildren[0];
+        if (e?.type === 'internal_module') statement(e, prefix, parent);
+        break;
+      }
+      case 'module':
+      case 'internal_module': {
+        const nameNode = n.childForFieldName('name');
+        const body = n.childForFieldName('body');
+        if (!nameNode) break;
+        const name = unquote(nameNode.text);
+        const mod = b.symbol('module', prefix + name, n, {
+          parent,
+          signature: signatureOf(n, body, text),
+          label: name,
+        });
+        for (const c of body?.namedChildren ?? []) if (c) statement(c, `${prefix}${name}.`, mod.uid);
+        break;
+      }
+    }
+  };
+
+  for (const c of root.namedChildren) if (c) statement(c, '', b.fileUid);
+
+  // Locals typed by annotation or `new T()` anywhere in the file (`const c = new Calculator(); c.add()`).
+  // One walk of the tree for both (descendantsOfType costs a full traversal in WASM each time).
+  const found = root.descendantsOfType(['variable_declarator', 'call_expression', 'new_expression']);
+  for (const d of found) {
+    if (d?.type !== 'variable_declarator') continue;
+    const nameNode = d.childForFieldName('name');
+    if (!d || nameNode?.type !== 'identifier' || d.parent?.parent?.type === 'program') continue;
+    noteType(nameNode.text, simpleType(d.childForFieldName('type')) ?? newType(d.childForFieldName('value')));
+  }
+
+  // Calls and constructions, attributed to the innermost enclosing symbol (or the file).
+  const scopeAt = b.scopeFinder();
+  for (const c of found) {
+    if (!c || c.type === 'variable_declarator') continue;
+    const scope = scopeAt(c.startIndex);
+    const from = scope?.uid ?? b.fileUid;
+    if (c.type === 'new_expression') {
+      const ctor = c.childForFieldName('constructor');
+      const name = ctor ? calleeName(ctor) : undefined;
+      if (name) b.ref({ type: 'constructs', from, name, line: lineOf(c), col: colOf(ctor ?? c) });
+      continue;
+    }
+    const fn = c.childForFieldName('function');
+    if (!fn) continue;
+    if (fn.type === 'import') {
+      // Dynamic import('x'): an import of the file, made where it is called.
+      const spec = stringArg(c);
+      if (spec !== undefined)
+        b.ref({ type: 'imports', from: b.fileUid, name: '', module: spec, line: lineOf(c), col: colOf(c) });
+      continue;
+    }
+    if (fn.type === 'identifier' && fn.text === 'require') {
+      const spec = stringArg(c);
+      if (spec !== undefined && c.parent?.type !== 'variable_declarator')
+        b.ref({ type: 'imports', from: b.fileUid, name: '', module: spec, line: lineOf(c), col: colOf(c) });
+      continue;
+    }
+    const name = calleeName(fn);
+    if (!name) continue;
+    // The column of the called name (the property in a.b.c()), as an editor's find-references reports it.
+    const nameNode = fn.type === 'member_expression' ? (fn.childForFieldName('property') ?? fn) : fn;
+    const ref = { type: 'calls' as const, from, name, line: lineOf(nameNode), col: colOf(nameNode) };
+    const dot = name.lastIndexOf('.');
+    const recv = dot > 0 ? name.slice(0, dot) : undefined;
+    let recvType: string | undefined;
+    if (recv?.startsWith('this.') && scope?.cls) recvType = varTypes.get(`${scope.cls}.${recv}`) ?? undefined;
+    else if (recv && recv !== '~' && !recv.includes('.')) recvType = varTypes.get(recv) ?? undefined;
+    else if (recv === '~' && fn.type === 'member_expression') {
+      // `new Builder(…).result()`: the receiver's type is the constructed class.
+      let obj = fn.childForFieldName('object');
+      while (obj?.type === 'parenthesized_expression') obj = obj.namedChildren[0] ?? null;
+      recvType = newType(obj);
+    }
+    b.ref({
+      ...ref,
+      ...(scope?.cls ? { cls: scope.cls } : {}),
+      ...(recvType ? { recvType } : {}),
+    });
+  }
+
+  return b.result(syntaxError(root));
+}
+
+/** `a`, `a.b.c`, `this.a.b`; `~.m` when the receiver is an expression (a call, an index, …). */
+function calleeName(n: Node): string | undefined {
+  switch (n.type) {
+    case 'identifier':
+    case 'this':
+    case 'super':
+      return n.text;
+    case 'member_expression': {
+      const obj = n.childForFieldName('object');
+      const prop = n.childForFieldName('property');
+      if (!prop) return undefined;
+      const left = obj ? calleeName(obj) : undefined;
+      return `${left ?? '~'}.${prop.text}`;
+    }
+    case 'parenthesized_expression':
+    case 'non_null_expression': {
+      const inner = n.namedChildren[0];
+      return inner ? calleeName(inner) : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+function simpleType(ann: Node | null | undefined): string | undefined {
+  if (!ann) return undefined;
+  let t: Node | null | undefined = ann.type === 'type_annotation' ? ann.namedChildren[0] : ann;
+  if (t?.type === 'generic_type') t = t.childForFieldName('name');
+  if (t?.type === 'type_identifier' || t?.type === 'nested_type_identifier') return t.text;
+  return undefined;
+}
+
+function newType(value: Node | null | undefined): string | undefined {
+  if (value?.type !== 'new_expression') return undefined;
+  const ctor = value.childForFieldName('constructor');
+  return ctor?.type === 'identifier' || ctor?.type === 'member_expression' ? ctor.text : undefined;
+}
+
+function isRequire(n: Node): boolean {
+  return n.type === 'call_expression' && n.childForFieldName('function')?.text === 'require';
+}
+
+function stringArg(call: Node): string | undefined {
+  const args = call.childForFieldName('arguments');
+  const first = args?.namedChildren[0];
+  if (first?.type !== 'string') return undefined;
+  return unquote(first.text);
+}
+
+export function unquote(s: string): string {
+  const c = s[0];
+  return (c === '"' || c === "'" || c === '`') && s.length >= 2 ? s.slice(1, -1) : s;
+}

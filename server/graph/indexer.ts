@@ -1,0 +1,501 @@
+// The indexer: walks the repo, extracts changed files, writes their nodes in one transaction per file
+// batch, and re-resolves the edges of every file whose targets may have moved. Runs wherever it is
+// given a connection: the worker thread in the hub, in-process in tests and benchmarks.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { isAbsolute, join } from 'node:path';
+import type { Logger } from 'pino';
+import type { Db } from '../db/open.ts';
+import { languageOf } from './parser.ts';
+import { type ExtractMany, extractHere } from './pool.ts';
+import { dirOf, normalize, readTsPaths } from './project.ts';
+import { type Def, type FileRec, type Project, Resolver } from './resolve.ts';
+import { GraphStore } from './store.ts';
+import type { Extraction, FileFacts, Ref } from './types.ts';
+import { folderUid } from './uid.ts';
+import { type WalkedFile, Walker, type WalkOptions } from './walk.ts';
+
+export interface IndexProgress {
+  phase: 'scan' | 'extract' | 'resolve' | 'done';
+  done: number;
+  total: number;
+  generation: number;
+}
+
+export interface IndexRequest {
+  /** Re-extract every file even when its content hash is unchanged. */
+  force?: boolean;
+  /** Only look at these repo-relative paths (files or directories), e.g. from the watcher. */
+  paths?: string[];
+  /**
+   * Forget what this indexer remembers and read the graph back from the database first: another
+   * connection (the doctor's fix) deleted rows, and stale uid → id entries would point edges at them.
+   */
+  reload?: boolean;
+  onProgress?: (p: IndexProgress) => void;
+  /** Checked between batches: a pass stops early (what it wrote so far stays consistent). */
+  signal?: AbortSignal;
+}
+
+export interface IndexResult {
+  generation: number;
+  filesSeen: number;
+  filesChanged: number;
+  filesDeleted: number;
+  filesFailed: number;
+  filesResolved: number;
+  nodes: number;
+  edges: number;
+  bytes: number;
+  durationMs: number;
+}
+
+export interface IndexerOptions {
+  repo: string;
+  db: Db;
+  logger?: Logger;
+  walk?: WalkOptions;
+  /** How batches are extracted (default: in this thread); the worker passes its thread pool. */
+  extract?: ExtractMany;
+}
+
+interface Rec extends FileRec {
+  hash: string;
+  size: number;
+  mtimeMs: number;
+  /** uids of the nodes this file owns. */
+  uids: string[];
+  /** Whether some import went unresolved (a new file may satisfy it). */
+  unresolvedImports: boolean;
+  /** Package names a manifest declares. */
+  deps?: string[];
+}
+
+const EXTRACT_BATCH = 48;
+/** Files whose change alters resolution project-wide (dependencies, module roots, path aliases). */
+const CONFIG_FILE =
+  /(^|\/)(package\.json|go\.mod|Cargo\.toml|pyproject\.toml|requirements[^/]*\.txt|[tj]sconfig\.json)$/;
+const RESOLVE_BATCH = 64;
+/** A repo-relative path, or undefined for one that leaves the repo (`../x`, `/etc/x`). */
+export function repoPath(raw: string): string | undefined {
+  if (isAbsolute(raw) || raw.includes('\0')) return undefined;
+  const p = normalize(raw.replaceAll('\\', '/'));
+  return p === '..' || p.startsWith('../') ? undefined : p;
+}
+
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
+
+export class Indexer {
+  readonly repo: string;
+  private readonly store: GraphStore;
+  private readonly walker: Walker;
+  private readonly files = new Map<string, Rec>();
+  private readonly byId = new Map<number, Rec>();
+  /** path → files whose imports resolved to it (re-resolved when it changes). */
+  private readonly importers = new Map<string, Set<string>>();
+  private readonly resolver: Resolver;
+  private readonly project: Project;
+  private loaded = false;
+
+  constructor(private readonly options: IndexerOptions) {
+    this.repo = options.repo;
+    this.store = new GraphStore(options.db);
+    this.walker = new Walker(options.repo, options.walk);
+    this.project = { deps: new Set(), goModules: [] };
+    this.resolver = new Resolver(this.files as Map<string, FileRec>, this.project);
+  }
+
+  /** Reads what a previous run left in the database, so an unchanged repo costs one stat per file. */
+  private load(): void {
+    if (this.loaded) return;
+    this.loaded = true;
+    this.store.loadNodeIds();
+    const defsByFile = this.store.loadDefs();
+    for (const row of this.store.allFiles()) {
+      const facts = JSON.parse(row.facts) as FileFacts;
+      const rec = this.makeRec(
+        row.id,
+        row.path,
+        row.language as Rec['language'],
+        facts,
+        defsByFile.get(row.id) ?? [],
+      );
+      rec.hash = row.hash;
+      rec.size = row.size;
+      rec.mtimeMs = row.mtime_ms;
+      this.files.set(rec.path, rec);
+      this.byId.set(rec.id, rec);
+    }
+    for (const { importer, target } of this.store.importPairs()) {
+      const from = this.byId.get(importer);
+      if (from) this.addImporter(target, from.path);
+    }
+    this.refreshProject();
+  }
+
+  private makeRec(
+    id: number,
+    path: string,
+    language: Rec['language'],
+    facts: FileFacts,
+    nodes: { uid: string; kind: string; qualified_name: string }[],
+  ): Rec {
+    const defs = new Map<string, Def[]>();
+    const uids: string[] = [];
+    for (const n of nodes) {
+      uids.push(n.uid);
+      if (n.kind === 'file' || n.kind === 'doc_file') continue;
+      let l = defs.get(n.qualified_name);
+      if (!l) {
+        l = [];
+        defs.set(n.qualified_name, l);
+      }
+      l.push({ uid: n.uid, kind: n.kind as Def['kind'] });
+    }
+    const rec: Rec = {
+      id,
+      path,
+      language,
+      defs,
+      bindings: new Map(facts.bindings.map((b) => [b.local, b])),
+      reexports: facts.reexports,
+      hash: '',
+      size: 0,
+      mtimeMs: 0,
+      uids,
+      unresolvedImports: false,
+    };
+    if (facts.pkg !== undefined) rec.pkg = facts.pkg;
+    if (facts.bases) rec.bases = facts.bases;
+    if (facts.deps) rec.deps = facts.deps.map((d) => d.name);
+    return rec;
+  }
+
+  private addImporter(target: string, importer: string): void {
+    let s = this.importers.get(target);
+    if (!s) {
+      s = new Set();
+      this.importers.set(target, s);
+    }
+    s.add(importer);
+  }
+
+  /** tsconfig paths, manifest dependencies, go.mod modules: re-read when a config file changes. */
+  private refreshProject(): void {
+    const tsPaths = readTsPaths(this.repo);
+    if (tsPaths) this.project.tsPaths = tsPaths;
+    else delete this.project.tsPaths;
+    this.project.deps = new Set();
+    for (const rec of this.files.values()) for (const d of rec.deps ?? []) this.project.deps.add(d);
+    this.project.goModules = [];
+    for (const rec of this.files.values()) {
+      if (!rec.path.endsWith('go.mod')) continue;
+      try {
+        const m = /^module\s+(\S+)/m.exec(readFileSync(join(this.repo, rec.path), 'utf8'));
+        if (m?.[1]) this.project.goModules.push({ dir: dirOf(rec.path), module: m[1] });
+      } catch {
+        // A go.mod deleted under us: the next pass prunes it.
+      }
+    }
+  }
+
+  /** Files of the pass in progress that were extracted or made dirty but not yet re-resolved. */
+  private unfinished = new Set<string>();
+
+  async run(req: IndexRequest = {}): Promise<IndexResult> {
+    try {
+      return await this.pass(req);
+    } catch (err) {
+      // A pass cut short (closing, or a failure) must not leave files looking up to date: forget
+      // their hashes so the next pass extracts and resolves them again.
+      const rows = [...this.unfinished].map((p) => this.files.get(p)).filter((r): r is Rec => !!r);
+      this.store.transaction(() => {
+        for (const r of rows) {
+          r.hash = '';
+          r.mtimeMs = 0;
+          this.store.forgetHash(r.id);
+        }
+      });
+      this.store.setPending(0, false);
+      throw err;
+    } finally {
+      this.unfinished = new Set();
+    }
+  }
+
+  private async pass(req: IndexRequest): Promise<IndexResult> {
+    const started = performance.now();
+    if (req.reload) {
+      this.loaded = false;
+      this.files.clear();
+      this.byId.clear();
+      this.importers.clear();
+      this.resolver.invalidate();
+    }
+    this.load();
+    const generation = this.store.generation() + 1;
+    const progress = (phase: IndexProgress['phase'], done: number, total: number) =>
+      req.onProgress?.({ phase, done, total, generation });
+
+    // 1. Which files exist now, and which of them changed.
+    progress('scan', 0, 0);
+    const seen = new Map<string, WalkedFile>();
+    const deleted = new Set<string>();
+    const scoped = req.paths?.map(repoPath).filter((p): p is string => p !== undefined);
+    // '' is the repo root: the same as no paths at all.
+    if (scoped && !scoped.includes('')) {
+      for (const p of scoped) {
+        const f = this.walker.check(p);
+        if (f) seen.set(f.path, f);
+        else {
+          if (this.files.has(p)) deleted.add(p);
+          const under = `${p}/`;
+          // A directory: walk what exists below it now, and forget what vanished.
+          const { files } = this.walker.walk(p);
+          for (const wf of files) seen.set(wf.path, wf);
+          for (const known of this.files.keys())
+            if (known.startsWith(under) && !seen.has(known)) deleted.add(known);
+        }
+      }
+    } else {
+      for (const f of this.walker.walk().files) seen.set(f.path, f);
+      for (const known of this.files.keys()) if (!seen.has(known)) deleted.add(known);
+    }
+
+    // Candidates by size and mtime; content is read (and hashed) batch by batch, so a cold pass never
+    // holds the whole repo's text at once.
+    const candidates: WalkedFile[] = [];
+    for (const f of seen.values()) {
+      const known = this.files.get(f.path);
+      if (!req.force && known && known.size === f.size && known.mtimeMs === f.mtimeMs) continue;
+      candidates.push(f);
+    }
+    this.store.setPending(candidates.length + deleted.size, true);
+
+    // 2. Extract and write, in batches (one transaction each) so readers see steady progress.
+    const dirty = new Set<string>();
+    this.unfinished = dirty;
+    // A few changed files keep their references in memory for resolution; a cold pass reads them back.
+    const keepRefs = candidates.length <= 500;
+    const freshRefs = new Map<string, Ref[]>();
+    let failed = 0;
+    let changedCount = 0;
+    let bytes = 0;
+    let configChanged = false;
+    const changedPackages = new Set<string>();
+    let addedOrRemoved = deleted.size > 0;
+    progress('extract', 0, candidates.length);
+    for (let i = 0; i < candidates.length; i += EXTRACT_BATCH) {
+      const batch: { file: WalkedFile; text: string; hash: string }[] = [];
+      for (const f of candidates.slice(i, i + EXTRACT_BATCH)) {
+        const known = this.files.get(f.path);
+        let text: string;
+        try {
+          text = readFileSync(join(this.repo, f.path), 'utf8');
+        } catch {
+          if (known) deleted.add(f.path);
+          continue;
+        }
+        const hash = createHash('sha1').update(text).digest('hex');
+        if (!req.force && known && known.hash === hash) {
+          known.mtimeMs = f.mtimeMs;
+          this.store.touchFile(known.id, f.mtimeMs);
+          continue;
+        }
+        bytes += f.size;
+        batch.push({ file: f, text, hash });
+      }
+      changedCount += batch.length;
+      if (batch.some((c) => CONFIG_FILE.test(c.file.path))) configChanged = true;
+      const extracted = await (this.options.extract ?? extractHere)(
+        batch.map((item) => ({
+          path: item.file.path,
+          language: languageOf(item.file.path)!,
+          text: item.text,
+        })),
+      );
+      const results = batch.map((item, k) => ({ item, ...extracted[k]! }));
+      for (const r of results) if (r.ex.error) failed++;
+      this.store.transaction(() => {
+        for (const { item, ex, ms } of results) {
+          const path = item.file.path;
+          const language = languageOf(path)!;
+          const known = this.files.get(path);
+          if (!known) addedOrRemoved = true;
+          const { refs, ...meta } = ex.facts;
+          // Names from the parser are slices of the file's text and would keep all of it alive in the
+          // long-lived model: keep copies (a JSON round trip of the small parts) instead.
+          const kept = JSON.parse(
+            JSON.stringify({ meta, nodes: ex.nodes.map((n) => [n.uid, n.kind, n.qualifiedName]) }),
+          ) as { meta: Omit<FileFacts, 'refs'>; nodes: [string, string, string][] };
+          ex.nodes.forEach((n, k) => {
+            n.uid = kept.nodes[k]![0];
+          });
+          const id = this.store.upsertFile({
+            path,
+            language,
+            hash: item.hash,
+            size: item.file.size,
+            mtimeMs: item.file.mtimeMs,
+            durationMs: ms,
+            error: ex.error ?? null,
+            generation,
+            facts: JSON.stringify(ex.facts),
+          });
+          const { removedDependents } = this.store.replaceFileNodes(
+            id,
+            path,
+            language,
+            ex.nodes,
+            known?.uids ?? [],
+          );
+          for (const dep of removedDependents) {
+            const r = this.byId.get(dep);
+            if (r) dirty.add(r.path);
+          }
+          this.store.deleteFileEdges(id, true);
+          this.writeContains(id, path, language, ex);
+          const rec = this.makeRec(
+            id,
+            path,
+            language,
+            { ...kept.meta, refs: [] },
+            kept.nodes.map(([uid, kind, qualified_name]) => ({ uid, kind, qualified_name })),
+          );
+          rec.hash = item.hash;
+          rec.size = item.file.size;
+          rec.mtimeMs = item.file.mtimeMs;
+          this.files.set(path, rec);
+          this.byId.set(id, rec);
+          if (keepRefs) freshRefs.set(path, refs);
+          dirty.add(path);
+          for (const imp of this.importers.get(path) ?? []) dirty.add(imp);
+          if (language === 'go' || language === 'java') changedPackages.add(`${language}|${dirOf(path)}`);
+        }
+      });
+      progress('extract', Math.min(i + EXTRACT_BATCH, candidates.length), candidates.length);
+      await yieldToLoop();
+      req.signal?.throwIfAborted();
+    }
+
+    // 3. Deleted (and renamed-away) files: cascade their nodes and edges; re-resolve who pointed at them.
+    if (deleted.size) {
+      this.store.transaction(() => {
+        for (const path of deleted) {
+          const rec = this.files.get(path);
+          if (!rec) continue;
+          for (const dep of this.store.dependentsOfFile(rec.id)) {
+            const r = this.byId.get(dep);
+            if (r && r.path !== path) dirty.add(r.path);
+          }
+          for (const imp of this.importers.get(path) ?? []) dirty.add(imp);
+          this.store.deleteFile(rec.id, rec.uids);
+          this.files.delete(path);
+          this.byId.delete(rec.id);
+          this.importers.delete(path);
+        }
+      });
+    }
+    if (changedCount || deleted.size) this.resolver.invalidate();
+    if (addedOrRemoved) {
+      // A new file may satisfy an import that failed before.
+      for (const rec of this.files.values()) if (rec.unresolvedImports) dirty.add(rec.path);
+    }
+    if (configChanged || deleted.size) {
+      this.refreshProject();
+    }
+    // Go and Java see their package without imports: a change may resolve a sibling's bare call.
+    if (changedPackages.size) {
+      for (const rec of this.files.values()) {
+        if (changedPackages.has(`${rec.language}|${dirOf(rec.path)}`)) dirty.add(rec.path);
+      }
+    }
+    for (const d of deleted) dirty.delete(d);
+
+    // 4. Resolve the dirty files' references into edges.
+    const dirtyList = [...dirty].filter((p) => this.files.has(p));
+    progress('resolve', 0, dirtyList.length);
+    for (let i = 0; i < dirtyList.length; i += RESOLVE_BATCH) {
+      const batch = dirtyList.slice(i, i + RESOLVE_BATCH);
+      const loaded = new Map<string, Ref[]>();
+      for (const p of batch) {
+        const refs = freshRefs.get(p);
+        if (refs) loaded.set(p, refs);
+        else loaded.set(p, (JSON.parse(this.store.facts(this.files.get(p)!.id)) as FileFacts).refs);
+      }
+      this.store.transaction(() => {
+        for (const p of batch) {
+          const rec = this.files.get(p)!;
+          const { edges, importsFiles, unresolvedImports } = this.resolveOne(rec, loaded.get(p) ?? []);
+          rec.unresolvedImports = unresolvedImports;
+          for (const t of importsFiles) this.addImporter(t, p);
+          this.store.deleteFileEdges(rec.id, false);
+          for (const stub of this.resolver.stubs.values()) this.store.ensureStub(stub);
+          this.resolver.stubs.clear();
+          this.store.insertEdges(rec.id, edges);
+        }
+      });
+      for (const p of batch) dirty.delete(p);
+      progress('resolve', Math.min(i + RESOLVE_BATCH, dirtyList.length), dirtyList.length);
+      await yieldToLoop();
+      req.signal?.throwIfAborted();
+    }
+
+    // 5. Housekeeping: folders, stubs nobody points at, and the state row.
+    this.store.transaction(() => {
+      this.store.syncFolders([...this.files.keys()]);
+      if (deleted.size || changedCount) this.store.collectStubs();
+      this.store.finishPass(generation, {
+        files: this.files.size,
+        changed: changedCount,
+        deleted: deleted.size,
+        failed,
+        resolved: dirtyList.length,
+      });
+    });
+    const counts = this.store.counts();
+    const result: IndexResult = {
+      generation,
+      filesSeen: seen.size,
+      filesChanged: changedCount,
+      filesDeleted: deleted.size,
+      filesFailed: failed,
+      filesResolved: dirtyList.length,
+      nodes: counts.nodes,
+      edges: counts.edges,
+      bytes,
+      durationMs: performance.now() - started,
+    };
+    progress('done', changedCount, changedCount);
+    this.options.logger?.debug({ ...result }, 'graph index pass');
+    return result;
+  }
+
+  private resolveOne(rec: Rec, refs: Ref[]) {
+    const { edges, importsFiles, unresolvedLocal } = this.resolver.resolveFile(rec, refs);
+    return { edges, importsFiles, unresolvedImports: unresolvedLocal };
+  }
+
+  /** Structural edges, owned by the file: folder → file → top-level symbols → members. */
+  private writeContains(fileId: number, path: string, language: string, ex: Extraction): void {
+    const extractor = `${language}/extract`;
+    const root = ex.nodes[0];
+    if (!root) return;
+    const folder = folderUid(dirOf(path));
+    this.store.ensureFolder(dirOf(path));
+    this.store.insertEdges(fileId, [
+      { source: folder, target: root.uid, type: 'contains', confidence: 1, extractor, line: 1, col: 1 },
+      ...ex.nodes
+        .filter((n) => n.parent)
+        .map((n) => ({
+          source: n.parent!,
+          target: n.uid,
+          type: 'contains' as const,
+          confidence: 1,
+          extractor,
+          line: n.startLine,
+          col: 1,
+        })),
+    ]);
+  }
+}

@@ -1,0 +1,22 @@
+// Messages between the hub's main thread (service.ts) and the indexer worker (worker.ts).
+import type { IndexProgress, IndexResult } from './indexer.ts';
+import type { WalkOptions } from './walk.ts';
+
+export interface WorkerData {
+  dbPath: string;
+  repo: string;
+  walk?: WalkOptions;
+  /** Extraction helper threads (default: one per extra core, at most 3). */
+  extractHelpers?: number;
+}
+
+export type ToWorker =
+  | { type: 'index'; id: number; force?: boolean; reload?: boolean; paths?: string[] }
+  | { type: 'close' };
+
+export type FromWorker =
+  | { type: 'ready' }
+  | { type: 'progress'; ids: number[]; progress: IndexProgress }
+  | { type: 'done'; ids: number[]; result: IndexResult }
+  | { type: 'failed'; ids: number[]; message: string }
+  | { type: 'log'; level: 'debug' | 'info' | 'warn' | 'error'; msg: string; data?: Record<string, unknown> };

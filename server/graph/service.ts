@@ -1,0 +1,251 @@
+// The graph service the hub holds: a worker thread that owns indexing, a watcher that feeds it, and
+// freshness read from the graph_state row on the main connection. start() never blocks: the hub
+// accepts connections at once and tools answer from whatever is indexed so far.
+import { Worker } from 'node:worker_threads';
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/open.ts';
+import type { EventBus } from '../events/bus.ts';
+import type { IndexProgress, IndexResult } from './indexer.ts';
+import { WORKER_LIMITS } from './pool.ts';
+import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
+import { Walker, type WalkOptions } from './walk.ts';
+import { RepoWatcher } from './watcher.ts';
+
+export interface Freshness {
+  generation: number;
+  /** ISO time of the last completed pass, or null before the first one. */
+  last_indexed_at: string | null;
+  files_pending: number;
+  indexing: boolean;
+}
+
+export interface ReindexOptions {
+  force?: boolean;
+  /** Re-read the graph from the database before the pass (after another connection deleted rows). */
+  reload?: boolean;
+  /** Repo-relative files or directories; omitted = the whole repo. */
+  paths?: string[];
+  onProgress?: (p: IndexProgress) => void;
+}
+
+export interface GraphService {
+  /** Starts the worker, a background full pass and the watcher. Returns at once. */
+  start(): void;
+  reindex(options?: ReindexOptions): Promise<IndexResult>;
+  freshness(): Freshness;
+  /** Resolves after the first full pass since start() (tools use it to say "still indexing"). */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+declare module '../tools/context.ts' {
+  interface HubServices {
+    graph: GraphService;
+  }
+}
+
+export interface GraphServiceOptions {
+  config: Config;
+  /** The main thread's connection, migrated; read-only use here. */
+  db: Db;
+  /** The same database's file: the worker opens its own connection to it. */
+  dbPath: string;
+  events: EventBus;
+  logger: Logger;
+  /** Keep the graph current while the hub runs (default true). */
+  watch?: boolean;
+  walk?: WalkOptions;
+  /** Extraction helper threads in the indexer (default: one per extra core, at most 3). */
+  extractHelpers?: number;
+}
+
+/** Minimum gap between two index-progress events of the same phase on the bus. */
+const PROGRESS_EVERY_MS = 200;
+
+export function createGraphService(options: GraphServiceOptions): GraphService {
+  const { config, db, dbPath, events, logger } = options;
+  if (dbPath === ':memory:') throw new Error('the graph worker needs a database file, not :memory:');
+  const log = logger.child({ module: 'graph' });
+  const stateStmt = db.prepare(
+    'SELECT generation, last_indexed_at, files_pending FROM graph_state WHERE id = 1',
+  );
+
+  let worker: Worker | undefined;
+  let nextId = 1;
+  let closed = false;
+  let watcher: RepoWatcher | undefined;
+  const requests = new Map<
+    number,
+    {
+      resolve: (r: IndexResult) => void;
+      reject: (e: Error) => void;
+      onProgress?: ReindexOptions['onProgress'];
+    }
+  >();
+  let lastPublished = { phase: '', at: 0 };
+  let firstPass: Promise<void> | undefined;
+
+  const publish = (p: IndexProgress, force = false) => {
+    const now = Date.now();
+    if (!force && p.phase === lastPublished.phase && now - lastPublished.at < PROGRESS_EVERY_MS) return;
+    lastPublished = { phase: p.phase, at: now };
+    events.publish('index-progress', p);
+  };
+
+  const failAll = (message: string) => {
+    for (const [id, r] of requests) {
+      requests.delete(id);
+      r.reject(new Error(message));
+    }
+  };
+
+  const ensureWorker = (): Worker => {
+    if (worker) return worker;
+    const data: WorkerData & { entry: string } = {
+      entry: 'worker',
+      dbPath,
+      repo: config.repo,
+      ...(options.walk ? { walk: options.walk } : {}),
+      ...(options.extractHelpers !== undefined ? { extractHelpers: options.extractHelpers } : {}),
+    };
+    // execArgv []: the parent's flags (--test, --inspect …) are not the worker's business; the bootstrap loads tsx.
+    const w = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
+      workerData: data,
+      execArgv: [],
+      resourceLimits: WORKER_LIMITS,
+    });
+    w.on('message', (m: FromWorker) => {
+      switch (m.type) {
+        case 'progress':
+          for (const id of m.ids) requests.get(id)?.onProgress?.(m.progress);
+          publish(m.progress);
+          break;
+        case 'done':
+          for (const id of m.ids) {
+            requests.get(id)?.resolve(m.result);
+            requests.delete(id);
+          }
+          break;
+        case 'failed':
+          for (const id of m.ids) {
+            requests.get(id)?.reject(new Error(m.message));
+            requests.delete(id);
+          }
+          break;
+        case 'log':
+          log[m.level](m.data ?? {}, m.msg);
+          break;
+        case 'ready':
+          break;
+      }
+    });
+    w.on('error', (err) => {
+      log.error({ err }, 'graph worker crashed');
+      failAll(`the graph indexer stopped: ${err.message}`);
+    });
+    w.on('exit', (code) => {
+      if (worker === w) worker = undefined;
+      if (!closed && code !== 0) log.warn({ code }, 'graph worker exited');
+      failAll('the graph indexer stopped');
+    });
+    worker = w;
+    return w;
+  };
+
+  const send = (msg: ToWorker) => ensureWorker().postMessage(msg);
+
+  const reindex = (opts: ReindexOptions = {}): Promise<IndexResult> => {
+    if (closed) return Promise.reject(new Error('the graph service is closed'));
+    const id = nextId++;
+    return new Promise<IndexResult>((resolve, reject) => {
+      requests.set(id, { resolve, reject, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
+      send({
+        type: 'index',
+        id,
+        ...(opts.force ? { force: true } : {}),
+        ...(opts.reload ? { reload: true } : {}),
+        ...(opts.paths ? { paths: opts.paths } : {}),
+      });
+    });
+  };
+
+  return {
+    start() {
+      if (firstPass || closed) return;
+      firstPass = reindex().then(
+        (r) => {
+          log.info(
+            {
+              files: r.filesSeen,
+              changed: r.filesChanged,
+              nodes: r.nodes,
+              edges: r.edges,
+              ms: Math.round(r.durationMs),
+            },
+            'graph indexed',
+          );
+        },
+        (err: Error) => {
+          if (!closed) log.error({ err }, 'graph index failed');
+        },
+      );
+      if (options.watch !== false) {
+        const walker = new Walker(config.repo, options.walk);
+        watcher = new RepoWatcher(
+          config.repo,
+          walker,
+          (batch) => {
+            reindex(batch.full ? {} : { paths: batch.paths }).catch((err: Error) => {
+              // Passes cut short by close() are expected; anything else is worth a warning.
+              if (!closed) log.warn({ err }, 'graph update failed');
+            });
+          },
+          log,
+          undefined,
+          undefined,
+          options.walk?.ignoredDirs,
+        );
+        watcher.start();
+      }
+    },
+    reindex,
+    freshness() {
+      const s = stateStmt.get() as {
+        generation: number;
+        last_indexed_at: number | null;
+        files_pending: number;
+      };
+      return {
+        generation: s.generation,
+        last_indexed_at: s.last_indexed_at === null ? null : new Date(s.last_indexed_at).toISOString(),
+        files_pending: s.files_pending + (watcher?.pending ?? 0),
+        indexing: requests.size > 0,
+      };
+    },
+    ready() {
+      return firstPass ?? Promise.resolve();
+    },
+    async close() {
+      if (closed) return;
+      closed = true;
+      watcher?.close();
+      const w = worker;
+      if (!w) return;
+      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+      w.postMessage({ type: 'close' } satisfies ToWorker);
+      // A pass in progress finishes its current batch; don't wait on a stuck worker forever.
+      const timeout = setTimeout(() => void w.terminate(), 5000);
+      // terminate() can stall too (a thread still loading its modules): after that, give up waiting
+      // and unref the thread, so neither close() nor the process can hang on it.
+      let giveUp: NodeJS.Timeout | undefined;
+      const gaveUp = new Promise<void>((resolve) => {
+        giveUp = setTimeout(resolve, 10_000);
+      });
+      await Promise.race([exited, gaveUp]);
+      clearTimeout(timeout);
+      clearTimeout(giveUp);
+      w.unref();
+    },
+  };
+}

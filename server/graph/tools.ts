@@ -1,0 +1,101 @@
+// cos_graph_reindex: the indexer's own tool (issue 5). The query tools of issue 6 live in tools/graph/,
+// whose index registers this one with them.
+import { Type } from '@sinclair/typebox';
+import type { HubServices } from '../tools/context.ts';
+import { defineTool } from '../tools/define.ts';
+import { ToolError } from '../tools/errors.ts';
+import { type IndexProgress, repoPath } from './indexer.ts';
+
+export const FreshnessSchema = Type.Object({
+  generation: Type.Integer({ description: 'Graph generation: +1 per completed index pass' }),
+  last_indexed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
+  files_pending: Type.Integer({ description: 'Files seen changed but not yet in the graph' }),
+  indexing: Type.Boolean(),
+});
+
+export const GraphReindexInputSchema = Type.Object(
+  {
+    force: Type.Optional(
+      Type.Boolean({ description: 'Re-extract every file even when its content hash is unchanged' }),
+    ),
+    paths: Type.Optional(
+      Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
+        maxItems: 1000,
+        description: 'Repository-relative files or directories to refresh; omit for the whole repository',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+);
+
+export const GraphReindexSchema = Type.Object({
+  generation: Type.Integer(),
+  files_seen: Type.Integer(),
+  files_changed: Type.Integer({ description: 'Files (re-)extracted in this pass' }),
+  files_deleted: Type.Integer(),
+  files_failed: Type.Integer({ description: 'Files recorded with a parse error (what parsed is kept)' }),
+  files_resolved: Type.Integer({ description: 'Files whose edges were re-resolved' }),
+  nodes: Type.Integer(),
+  edges: Type.Integer(),
+  duration_ms: Type.Number(),
+  freshness: FreshnessSchema,
+});
+
+export const graphReindexTool = defineTool({
+  name: 'cos_graph_reindex',
+  title: 'Re-index the code graph',
+  description:
+    'Brings the code graph up to date with the working tree (only changed files unless force) and ' +
+    'answers with what the pass did. Progress is reported while it runs. The hub indexes on start and ' +
+    'on every saved file anyway; call this after a large checkout or to force a full re-extraction.',
+  module: 'graph',
+  layer: 'graph',
+  input: GraphReindexInputSchema,
+  output: GraphReindexSchema,
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: true, openWorldHint: false },
+  http: { method: 'POST', path: '/api/graph/reindex' },
+  handler: async (ctx, input) => {
+    // A hub built without services (some tests, tools-only tooling) has no indexer to ask.
+    const graph = (ctx.services as Partial<HubServices>).graph;
+    if (!graph) throw new ToolError('unavailable', 'the graph indexer is not running in this hub');
+    const outside = input.paths?.find((p) => repoPath(p) === undefined);
+    if (outside !== undefined) {
+      throw new ToolError('validation', `paths must stay inside the repository; "${outside}" does not`);
+    }
+    // MCP progress may only increase, but each phase counts from zero: a phase counts on from where the
+    // previous one ended, and a report that would not move forward is dropped.
+    let base = 0;
+    let phase = '';
+    let phaseTotal = 0;
+    let last = -1;
+    const progress = (p: IndexProgress) => {
+      if (p.phase === 'done') return;
+      if (p.phase !== phase) {
+        base += phaseTotal;
+        phase = p.phase;
+      }
+      phaseTotal = p.total;
+      const value = base + p.done;
+      if (value <= last) return;
+      last = value;
+      ctx.progress({ progress: value, ...(p.total > 0 ? { total: base + p.total } : {}), message: p.phase });
+    };
+    const r = await graph.reindex({
+      ...(input.force ? { force: true } : {}),
+      ...(input.paths ? { paths: input.paths } : {}),
+      onProgress: (p) => progress(p),
+    });
+    return {
+      generation: r.generation,
+      files_seen: r.filesSeen,
+      files_changed: r.filesChanged,
+      files_deleted: r.filesDeleted,
+      files_failed: r.filesFailed,
+      files_resolved: r.filesResolved,
+      nodes: r.nodes,
+      edges: r.edges,
+      duration_ms: Math.round(r.durationMs * 10) / 10,
+      freshness: graph.freshness(),
+    };
+  },
+});

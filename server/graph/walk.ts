@@ -1,0 +1,141 @@
+// Which files the graph reads: every file with a known language under the repo, minus .gitignore
+// rules (nested .gitignore files apply below their directory), the default ignore list, minified
+// files and files over the size cap.
+import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
+import { join } from 'node:path';
+import ignore, { type Ignore } from 'ignore';
+import { languageOf } from './parser.ts';
+
+export const DEFAULT_IGNORED_DIRS = [
+  'node_modules',
+  'dist',
+  'build',
+  '.git',
+  'vendor',
+  'vendored',
+  'third_party',
+  '.cos',
+  'coverage',
+  '__pycache__',
+  '.venv',
+  'venv',
+  '.next',
+  '.turbo',
+  '.cache',
+];
+export const MAX_FILE_BYTES = 1024 * 1024;
+
+export interface WalkOptions {
+  /** Directory names skipped wherever they appear (default DEFAULT_IGNORED_DIRS). */
+  ignoredDirs?: readonly string[];
+  /** Honour .gitignore files (default true). */
+  gitignore?: boolean;
+}
+
+export interface WalkedFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+}
+
+interface Rules {
+  base: string;
+  ig: Ignore;
+}
+
+/** Whether a path (repo-relative) is one the graph would never read, before looking at the disk. */
+export function isIgnoredName(path: string, ignoredDirs: ReadonlySet<string>): boolean {
+  const parts = path.split('/');
+  for (let i = 0; i < parts.length - 1; i++) if (ignoredDirs.has(parts[i]!)) return true;
+  const base = parts[parts.length - 1] ?? '';
+  return (
+    /\.min\.(js|css|mjs|cjs)$/.test(base) || /[.-]bundle\.js$/.test(base) || languageOf(path) === undefined
+  );
+}
+
+export class Walker {
+  private readonly ignoredDirs: Set<string>;
+  private readonly rulesCache = new Map<string, Rules | null>();
+
+  constructor(
+    private readonly root: string,
+    private readonly options: WalkOptions = {},
+  ) {
+    this.ignoredDirs = new Set(options.ignoredDirs ?? DEFAULT_IGNORED_DIRS);
+  }
+
+  /** Every indexable file under `dir` (repo-relative, '' = root), and the directories visited. */
+  walk(dir = ''): { files: WalkedFile[]; dirs: string[] } {
+    const files: WalkedFile[] = [];
+    const dirs: string[] = [];
+    const stack = [dir];
+    while (stack.length) {
+      const rel = stack.pop()!;
+      if (rel && this.ignoredPath(rel, true)) continue;
+      dirs.push(rel);
+      let entries: import('node:fs').Dirent[];
+      try {
+        entries = readdirSync(join(this.root, rel), { withFileTypes: true });
+      } catch {
+        continue;
+      }
+      for (const e of entries) {
+        const p = rel ? `${rel}/${e.name}` : e.name;
+        if (e.isDirectory()) {
+          if (!this.ignoredDirs.has(e.name)) stack.push(p);
+        } else if (e.isFile()) {
+          const f = this.check(p);
+          if (f) files.push(f);
+        }
+      }
+    }
+    files.sort((a, b) => (a.path < b.path ? -1 : 1));
+    return { files, dirs };
+  }
+
+  /** The file's size and mtime when the graph reads it, or undefined when it is ignored or gone. */
+  check(path: string, st?: Stats): WalkedFile | undefined {
+    if (isIgnoredName(path, this.ignoredDirs) || this.ignoredPath(path, false)) return undefined;
+    let s = st;
+    try {
+      s ??= statSync(join(this.root, path));
+    } catch {
+      return undefined;
+    }
+    if (!s.isFile() || s.size > MAX_FILE_BYTES) return undefined;
+    return { path, size: s.size, mtimeMs: s.mtimeMs };
+  }
+
+  private ignoredPath(path: string, isDir: boolean): boolean {
+    if (this.options.gitignore === false) return false;
+    const parts = path.split('/');
+    // Rules from every ancestor directory's .gitignore, tested against the path relative to it.
+    for (let i = 0; i < parts.length; i++) {
+      const base = parts.slice(0, i).join('/');
+      const rules = this.rules(base);
+      if (!rules) continue;
+      const rel = parts.slice(i).join('/') + (isDir ? '/' : '');
+      if (rules.ig.ignores(rel)) return true;
+    }
+    return false;
+  }
+
+  private rules(base: string): Rules | null {
+    const cached = this.rulesCache.get(base);
+    if (cached !== undefined) return cached;
+    let rules: Rules | null = null;
+    try {
+      const text = readFileSync(join(this.root, base, '.gitignore'), 'utf8');
+      rules = { base, ig: ignore().add(text) };
+    } catch {
+      rules = null;
+    }
+    this.rulesCache.set(base, rules);
+    return rules;
+  }
+
+  /** Forget cached .gitignore rules (a .gitignore changed). */
+  resetRules(): void {
+    this.rulesCache.clear();
+  }
+}

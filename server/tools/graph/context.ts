@@ -1,0 +1,181 @@
+import { type Static, Type } from '@sinclair/typebox';
+import { readExcerpt } from '../../graph/queries/source.ts';
+import type { NeighbourRow } from '../../graph/queries/store.ts';
+import { defineTool } from '../define.ts';
+import {
+  completenessOf,
+  EdgeTypeSchema,
+  graphCall,
+  NodeRefInput,
+  NodeSchema,
+  nodeOut,
+  orAmbiguous,
+  resolveArg,
+  TOOL_READ_ONLY,
+  typeSet,
+} from './common.ts';
+
+const NeighbourSchema = Type.Object({
+  direction: Type.Union([Type.Literal('out'), Type.Literal('in')], {
+    description: 'out: this node → neighbour; in: neighbour → this node',
+  }),
+  uid: Type.String(),
+  kind: Type.String(),
+  label: Type.String(),
+  file_path: Type.Union([Type.String(), Type.Null()]),
+  line: Type.Union([Type.Integer(), Type.Null()], { description: 'where the edge was found' }),
+  confidence: Type.Number(),
+});
+
+const ContextSchema = Type.Object({
+  node: NodeSchema,
+  edges_by_type: Type.Record(Type.String(), Type.Array(NeighbourSchema)),
+  edge_counts: Type.Record(Type.String(), Type.Object({ out: Type.Integer(), in: Type.Integer() })),
+  source: Type.Optional(
+    Type.Union([
+      Type.Object({
+        file_path: Type.String(),
+        start_line: Type.Integer(),
+        end_line: Type.Integer(),
+        text: Type.String(),
+        cut: Type.Boolean(),
+      }),
+      Type.Object({ unavailable: Type.String() }),
+    ]),
+  ),
+  summary: Type.Optional(
+    Type.Object({
+      depth: Type.Integer(),
+      reachable: Type.Integer({ description: 'distinct nodes within depth hops, the node aside' }),
+      by_kind: Type.Record(Type.String(), Type.Integer()),
+      by_edge_type: Type.Record(Type.String(), Type.Integer()),
+      capped: Type.Boolean(),
+    }),
+  ),
+});
+type ContextOut = Static<typeof ContextSchema>;
+
+/** Nodes reached within `depth` hops, either direction, counted by kind; bounded so a hub node stays cheap. */
+const SUMMARY_VISIT_CAP = 20_000;
+
+export const graphContextTool = defineTool({
+  name: 'cos_graph_context',
+  title: 'A node and its neighbours',
+  description:
+    'One node (uid, path or name) with its neighbours grouped by edge type (`edges_by_type`, each entry marked out or in), the total per type, and the source excerpt on request. depth ≥ 2 adds a summary counting what lies within that many hops.',
+  module: 'graph',
+  layer: 'graph',
+  input: Type.Object(
+    {
+      node: NodeRefInput('the node'),
+      depth: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 4,
+          description: 'hops for the summary counts (default 1: none)',
+        }),
+      ),
+      edge_types: Type.Optional(
+        Type.Array(EdgeTypeSchema, { maxItems: 12, description: 'only these edge types' }),
+      ),
+      per_type: Type.Optional(
+        Type.Integer({
+          minimum: 1,
+          maximum: 500,
+          description: 'neighbours listed per edge type (default 25)',
+        }),
+      ),
+      include_source: Type.Optional(
+        Type.Boolean({ description: "add the node's source lines (default false)" }),
+      ),
+      max_source_lines: Type.Optional(
+        Type.Integer({ minimum: 1, maximum: 2000, description: 'cap on the excerpt (default 200)' }),
+      ),
+    },
+    { additionalProperties: false },
+  ),
+  output: orAmbiguous(ContextSchema),
+  annotations: TOOL_READ_ONLY,
+  http: { method: 'GET', path: '/api/graph/context' },
+  handler: (ctx, input) => {
+    const call = graphCall(ctx);
+    const res = resolveArg(ctx, call, input.node);
+    if ('ambiguous' in res) return { ...res.ambiguous, meta: call.meta };
+    const { r } = call;
+    const node = res.node;
+    const types = typeSet(input.edge_types);
+    const perType = input.per_type ?? 25;
+    const edgesByType: Record<string, Static<typeof NeighbourSchema>[]> = {};
+    const counts: Record<string, { out: number; in: number }> = {};
+    const add = (dir: 'out' | 'in', rows: NeighbourRow[]) => {
+      for (const e of rows) {
+        let c = counts[e.edge_type];
+        if (!c) {
+          c = { out: 0, in: 0 };
+          counts[e.edge_type] = c;
+        }
+        c[dir]++;
+        let list = edgesByType[e.edge_type];
+        if (!list) {
+          list = [];
+          edgesByType[e.edge_type] = list;
+        }
+        if (list.length >= perType) continue;
+        const other = r.nodeById(e.other);
+        if (!other) continue;
+        list.push({
+          direction: dir,
+          uid: other.uid,
+          kind: other.kind,
+          label: other.label,
+          file_path: other.file_path,
+          line: e.line,
+          confidence: e.confidence,
+        });
+      }
+    };
+    add('out', r.out(node.id, types));
+    add('in', r.in(node.id, types));
+    const out: ContextOut = { node: nodeOut(node), edges_by_type: edgesByType, edge_counts: counts };
+    if (input.include_source) {
+      out.source =
+        node.file_path && node.start_line !== null
+          ? readExcerpt(
+              ctx.config.repo,
+              node.file_path,
+              node.start_line,
+              node.end_line ?? node.start_line,
+              input.max_source_lines ?? 200,
+            )
+          : { unavailable: `a ${node.kind} node has no source in the repository` };
+    }
+    const depth = input.depth ?? 1;
+    if (depth >= 2) {
+      const seen = new Set<number>([node.id]);
+      const byKind: Record<string, number> = {};
+      const byEdge: Record<string, number> = {};
+      let frontier = [node.id];
+      let capped = false;
+      for (let d = 0; d < depth && frontier.length > 0 && !capped; d++) {
+        const next: number[] = [];
+        for (const id of frontier) {
+          for (const e of [...r.out(id, types), ...r.in(id, types)]) {
+            byEdge[e.edge_type] = (byEdge[e.edge_type] ?? 0) + 1;
+            if (seen.has(e.other)) continue;
+            seen.add(e.other);
+            const n = r.nodeById(e.other);
+            if (n) byKind[n.kind] = (byKind[n.kind] ?? 0) + 1;
+            next.push(e.other);
+            if (seen.size >= SUMMARY_VISIT_CAP) capped = true;
+          }
+          if (capped) break;
+        }
+        frontier = next;
+      }
+      out.summary = { depth, reachable: seen.size - 1, by_kind: byKind, by_edge_type: byEdge, capped };
+    }
+    const completeness = completenessOf(r, node);
+    if (out.summary?.capped) completeness.completeness = 'lower_bound';
+    return { ...out, meta: { ...call.meta, resolved_from: res.from, ...completeness } };
+  },
+});

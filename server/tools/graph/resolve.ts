@@ -1,0 +1,67 @@
+import { Type } from '@sinclair/typebox';
+import { resolveNode, searchNodes } from '../../graph/queries/resolve.ts';
+import { defineTool } from '../define.ts';
+import {
+  CandidateSchema,
+  candidateOut,
+  graphCall,
+  LimitInput,
+  NodeRefInput,
+  TOOL_READ_ONLY,
+} from './common.ts';
+
+export const graphResolveTool = defineTool({
+  name: 'cos_graph_resolve',
+  title: 'Resolve a name to graph nodes',
+  description:
+    'What a uid, path or name stands for: `resolved` is the node the other graph tools would use (null when the name is ambiguous or unknown) and `results` the ranked candidates with their uids. meta.resolved_from says how: direct (exact uid), path_prefix (a path) or fuzzy_fts5 (a name: verify it).',
+  module: 'graph',
+  layer: 'graph',
+  input: Type.Object(
+    { name: NodeRefInput('what to resolve'), limit: LimitInput(50, 10) },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    resolved: Type.Union([CandidateSchema, Type.Null()]),
+    status: Type.Union([Type.Literal('found'), Type.Literal('ambiguous'), Type.Literal('none')]),
+    results: Type.Array(CandidateSchema),
+  }),
+  annotations: TOOL_READ_ONLY,
+  http: { method: 'GET', path: '/api/graph/resolve' },
+  handler: (ctx, input) => {
+    const call = graphCall(ctx);
+    const res = resolveNode(call.r, ctx.config.repo, input.name);
+    const { candidates } = searchNodes(
+      call.r,
+      input.name.includes('::') ? input.name.split('::').pop()! : input.name,
+      {
+        limit: input.limit ?? 10,
+      },
+    );
+    if (res.status === 'found') {
+      const hit = res.from === 'fuzzy_fts5' ? candidates.find((c) => c.node.id === res.node.id) : undefined;
+      const resolved = hit
+        ? candidateOut(hit)
+        : candidateOut({
+            node: res.node,
+            match: res.from === 'direct' ? 'uid' : 'path',
+            score: 0,
+            in_degree: call.r.inDegree(res.node.id),
+          });
+      const others = candidates.filter((c) => c.node.id !== res.node.id).map(candidateOut);
+      return {
+        resolved,
+        status: 'found' as const,
+        results: [resolved, ...others],
+        meta: { ...call.meta, resolved_from: res.from },
+      };
+    }
+    const ranked = res.status === 'ambiguous' ? res.candidates : candidates;
+    return {
+      resolved: null,
+      status: res.status,
+      results: ranked.map(candidateOut),
+      meta: { ...call.meta, ...(res.status === 'ambiguous' ? { resolved_from: res.from } : {}) },
+    };
+  },
+});
