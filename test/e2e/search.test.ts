@@ -38,6 +38,8 @@ before(async () => {
     join(hub.dir, 'docs', 'guide.md'),
     '# Guide\n\nHow to run the hub.\n\n## Rotating the flamingo keys\n\nThe flamingo keys rotate every night; restart the hub after.\n',
   );
+  mkdirSync(join(hub.dir, 'src'), { recursive: true });
+  writeFileSync(join(hub.dir, 'src', 'keys.ts'), 'export function rotateFlamingoKeys(): void {}\n');
   // As `cos serve` does: start the background services (the docs index scans the repository).
   await hub.hub.start();
   await hub.listen();
@@ -51,6 +53,10 @@ before(async () => {
     narrative: 'The flamingo keys are only valid for one day, so a long session must fetch new ones.',
     type: 'pitfall',
     session_id: 'e2e-session',
+  });
+  await until('the graph index', async () => {
+    const res = await fetch(`${hub.url}/api/graph/search?query=rotateFlamingoKeys`);
+    return res.ok && (await res.text()).includes('rotateFlamingoKeys');
   });
   // The docs index watches the repository; wait until it has seen the new guide.
   await until('the docs index', async () => {
@@ -66,7 +72,7 @@ after(async () => {
 });
 
 describe('Search', () => {
-  test('one query finds a task, a doc heading and a memory, grouped by layer', async () => {
+  test('one query finds a task, a doc heading, a memory and a symbol, grouped by layer', async () => {
     const { page, errors, close } = await openPage(browser);
     try {
       await page.goto(`${hub.url}/search`);
@@ -87,6 +93,8 @@ describe('Search', () => {
         .locator('.memory-details')
         .getByText(/a long session must fetch new ones/)
         .waitFor();
+      const symbols = results.locator('[data-layer="graph"]');
+      await symbols.getByRole('link', { name: 'rotateFlamingoKeys' }).waitFor();
       await screenshot(page, 'search-results');
 
       // A task result opens in the board's drawer.

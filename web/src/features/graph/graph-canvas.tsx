@@ -85,7 +85,8 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
     }
     const sigma = new Sigma(graph, el, {
       renderEdgeLabels: false,
-      labelRenderedSizeThreshold: 7,
+      // Small graphs can afford every label; big ones show labels as the camera zooms in.
+      labelRenderedSizeThreshold: nodes.length <= 150 ? 0 : 7,
       defaultEdgeType: 'arrow',
       zIndex: true,
       // Panning redraws every frame; edges and labels are most of that work, so they wait for the stop.

@@ -1,8 +1,8 @@
-// The Graph page. The interactive explorer (GraphCanvas: sigma + graphology, ForceAtlas2 in a worker)
-// waits for the graph routes (/api/graph/*); the index's state is shown from the hub summary meanwhile.
+// The Graph page: the index's state (with reindex) and the doctor, then the explorer.
 import { ModuleGate } from '../../components/module-gate.tsx';
 import { Page } from '../../components/page.tsx';
-import { PendingRoutes } from '../../components/pending-routes.tsx';
+import { Doctor } from './doctor.tsx';
+import { Explorer } from './explorer.tsx';
 import { IndexStatus } from './index-status.tsx';
 
 export default function GraphPage() {
@@ -11,14 +11,9 @@ export default function GraphPage() {
       <ModuleGate modules={['graph']}>
         <div className="grid">
           <IndexStatus />
-          <section className="card" aria-labelledby="explorer-title">
-            <h2 id="explorer-title">Explorer</h2>
-            <PendingRoutes
-              what="the code graph API (/api/graph/*: search, context, export, doctor)"
-              issue={6}
-            />
-          </section>
+          <Doctor />
         </div>
+        <Explorer />
       </ModuleGate>
     </Page>
   );

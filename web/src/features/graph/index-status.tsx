@@ -1,10 +1,11 @@
 // The graph index's state: size, freshness and progress while it indexes, live from `index-progress`
 // events. Progress is a <progress> bar with its numbers in words beside it.
-import { useMemo } from 'react';
+import { useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
+import type { ApiError } from '../../lib/api.ts';
 import { field, throttle, useHubEvents } from '../../lib/stream.ts';
 import { useQuery } from '../../lib/use-query.ts';
-import { hubSummary } from './api.ts';
+import { graphReindex, hubSummary } from './api.ts';
 
 export function IndexStatus() {
   const query = useQuery('hub-summary', (signal) => hubSummary(signal));
@@ -15,11 +16,25 @@ export function IndexStatus() {
     reload();
   });
   const graph = query.state.value?.data.graph;
+  const [busy, setBusy] = useState(false);
+  const [failure, setFailure] = useState<ApiError | undefined>();
+  const reindex = async () => {
+    setBusy(true);
+    setFailure(undefined);
+    const outcome = await graphReindex();
+    setBusy(false);
+    if (!outcome.ok) setFailure(outcome.error);
+    query.reload();
+  };
   return (
     <section className="card" aria-labelledby="index-title" data-testid="graph-index">
       <div className="card-header">
         <h2 id="index-title">Index</h2>
+        <button type="button" onClick={reindex} disabled={busy}>
+          {busy ? 'Reindexing…' : 'Reindex'}
+        </button>
       </div>
+      {failure ? <ErrorNotice error={failure} onRetry={reindex} module="graph" compact /> : null}
       {query.state.status === 'error' ? (
         <ErrorNotice error={query.state.error} onRetry={query.reload} />
       ) : null}

@@ -19,3 +19,7 @@ export function docHeader(path: string, signal?: AbortSignal) {
 export function observation(id: number, signal?: AbortSignal) {
   return call(api.GET('/api/memory/observations/{id}', { params: { path: { id } }, signal }));
 }
+
+export function searchSymbols(query: string, offset: number, signal?: AbortSignal) {
+  return call(api.GET('/api/graph/search', { params: { query: { query, limit: 10, offset } }, signal }));
+}

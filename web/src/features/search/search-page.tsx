@@ -1,13 +1,12 @@
-// Search: one box across tasks, docs and memory (graph symbols when the graph routes land), grouped by
-// layer; each result opens where it lives (a task in the board's drawer, a memory or doc in place).
+// Search: one box across tasks, docs, memory and code symbols, grouped by layer; each result opens where
+// it lives (a task in the board's drawer, a symbol on the Graph page, a memory or doc in place).
 import { type FormEvent, type ReactNode, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { Highlight } from '../../components/highlight.tsx';
 import { Page } from '../../components/page.tsx';
-import { PendingRoutes } from '../../components/pending-routes.tsx';
 import { Link, navigate, useLocation, withParams } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
-import { docHeader, observation, searchDocs, searchMemory, searchTasks } from './api.ts';
+import { docHeader, observation, searchDocs, searchMemory, searchSymbols, searchTasks } from './api.ts';
 import { ResultGroup } from './result-group.tsx';
 
 function DocDetails({ path }: { path: string }) {
@@ -80,12 +79,12 @@ export default function SearchPage() {
       <form className="search-form" onSubmit={submit}>
         <search className="search-box">
           <label htmlFor="search-q" className="visually-hidden">
-            Search tasks, docs and memory
+            Search tasks, docs, memory and code
           </label>
           <input
             id="search-q"
             type="search"
-            placeholder="Search tasks, docs and memory"
+            placeholder="Search tasks, docs, memory and code"
             value={text}
             onChange={(e) => setText(e.currentTarget.value)}
           />
@@ -160,10 +159,22 @@ export default function SearchPage() {
               </>
             )}
           />
-          <section className="card result-group" aria-labelledby="group-graph" data-layer="graph">
-            <h2 id="group-graph">Code symbols</h2>
-            <PendingRoutes what="the code graph API (/api/graph/*)" issue={5} />
-          </section>
+          <ResultGroup
+            title="Code symbols"
+            module="graph"
+            query={q}
+            search={searchSymbols}
+            keyOf={(r) => r.uid}
+            render={(r) => (
+              <>
+                <Link to={`/graph?uid=${encodeURIComponent(r.uid)}`}>{r.label}</Link>{' '}
+                <span className="muted">
+                  {r.kind}
+                  {r.file_path ? ` · ${r.file_path}${r.start_line ? `:${r.start_line}` : ''}` : ''}
+                </span>
+              </>
+            )}
+          />
         </div>
       )}
     </Page>
