@@ -134,3 +134,56 @@ test('kill -9 during concurrent evidence bundle writes leaves a valid bundle wit
     await again.stop();
   }
 });
+
+test('kill -9 during a full index leaves a sound database, and the index resumes and completes', {
+  timeout: 240_000,
+}, async () => {
+  const { cpSync } = await import('node:fs');
+  const repo = freshRepo();
+  // A real corpus large enough that the cold index is still running when the hub is killed.
+  cpSync(new URL('../../../node_modules/zod/src', import.meta.url).pathname, join(repo, 'src'), {
+    recursive: true,
+  });
+  const summary = async (url: string) =>
+    (
+      (await (await fetch(`${url}/api/hub/summary`)).json()) as {
+        data: { graph: { files: number; nodes: number; indexing: boolean } };
+      }
+    ).data.graph;
+  const hub = await startHubProcess(repo);
+  let during = { files: 0, nodes: 0, indexing: false };
+  for (let i = 0; i < 600; i++) {
+    during = await summary(hub.url);
+    if (during.files > 0) break;
+    await new Promise((r) => setTimeout(r, 20));
+  }
+  await hub.kill9();
+  assert.ok(during.indexing, 'the hub was killed while the index was running');
+  integrityOk(repo);
+
+  const again = await startHubProcess(repo);
+  try {
+    let after = await summary(again.url);
+    for (let i = 0; i < 1200 && (after.indexing || after.files < 300); i++) {
+      await new Promise((r) => setTimeout(r, 100));
+      after = await summary(again.url);
+    }
+    assert.equal(after.indexing, false, 'the resumed index finished');
+    assert.ok(after.files >= 300, `files indexed after the restart: ${after.files}`);
+    assert.ok(after.files >= during.files && after.nodes > during.nodes);
+    const doctor = await fetch(`${again.url}/api/graph/doctor`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: '{}',
+    });
+    const report = (await doctor.json()) as { data: { issues: { category: string; severity?: string }[] } };
+    const real = report.data.issues.filter((i) => i.severity !== 'info').map((i) => i.category);
+    assert.ok(
+      !real.includes('dangling_source') && !real.includes('dangling_target'),
+      `doctor after the crash: ${real.join(', ')}`,
+    );
+  } finally {
+    await again.stop();
+  }
+  integrityOk(repo);
+});
