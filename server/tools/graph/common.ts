@@ -4,44 +4,13 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { Candidate, ResolvedFrom } from '../../graph/queries/resolve.ts';
 import { resolveNode } from '../../graph/queries/resolve.ts';
 import { type GraphReader, graphReader, type NodeRow } from '../../graph/queries/store.ts';
+import { EDGE_TYPES, NODE_KINDS } from '../../graph/queries/vocabulary.ts';
 import type { GraphService } from '../../graph/service.ts';
 import { UNRESOLVED_MODULE } from '../../graph/uid.ts';
 import type { HubServices, ToolContext } from '../context.ts';
 import { ToolError } from '../errors.ts';
 
-export const EDGE_TYPES = [
-  'contains',
-  'imports',
-  'calls',
-  'inherits_from',
-  'implements',
-  'has_param_type',
-  'returns_type',
-  'constructs',
-  'links_to',
-  'cites_heading',
-  'requires',
-  'tests',
-] as const;
 export type EdgeTypeName = (typeof EDGE_TYPES)[number];
-
-export const NODE_KINDS = [
-  'folder',
-  'file',
-  'doc_file',
-  'heading',
-  'module',
-  'class',
-  'interface',
-  'type',
-  'enum',
-  'function',
-  'method',
-  'variable',
-  'constant',
-  'dependency',
-  'external',
-] as const;
 
 export const EdgeTypeSchema = Type.Union(
   EDGE_TYPES.map((t) => Type.Literal(t)),
