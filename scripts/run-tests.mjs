@@ -27,6 +27,8 @@ if (files.length === 0) {
   process.stderr.write(`no test files match ${filters.join(' ')}\n`);
   process.exit(1);
 }
-const args = ['--import', 'tsx', '--test', '--test-concurrency=2', ...files];
+// A test that hangs fails after 5 minutes instead of holding CI until its 90-minute limit; suites that
+// need longer say so with their own { timeout }.
+const args = ['--import', 'tsx', '--test', '--test-concurrency=2', '--test-timeout=300000', ...files];
 const child = spawn(process.execPath, args, { cwd: root, stdio: 'inherit' });
 child.on('exit', (code, signal) => process.exit(signal ? 1 : (code ?? 1)));

@@ -18,6 +18,8 @@ export interface Config {
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   logLevel: string;
+  /** How long a write waits for another writer's lock before answering `transient` (COS_DB_BUSY_TIMEOUT_MS). */
+  dbBusyTimeoutMs: number;
   /** Record every tool call (metrics, timeline, tool-called events). COS_RECORD_CALLS=0 turns it off. */
   recordCalls: boolean;
   /** Requests per second (sustained, and the burst allowed on top) per MCP session or remote address. */
@@ -76,6 +78,7 @@ export function loadConfig(
     mcpSessionIdleMs: Number.isFinite(idleMinutes) && idleMinutes > 0 ? idleMinutes * 60_000 : 30 * 60_000,
     bodyLimitBytes: Number(env.COS_BODY_LIMIT_BYTES ?? 4 * 1024 * 1024),
     logLevel: env.COS_LOG_LEVEL ?? 'info',
+    dbBusyTimeoutMs: Math.round(positive(env.COS_DB_BUSY_TIMEOUT_MS, 5000)),
     recordCalls: env.COS_RECORD_CALLS !== '0',
     rateLimit: {
       perSecond: env.COS_RATE_LIMIT_RPS === '0' ? 0 : positive(env.COS_RATE_LIMIT_RPS, 500),

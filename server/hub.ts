@@ -78,7 +78,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       warnSink: logSink,
     });
   const dbPath = join(config.stateDir, DB_FILE_NAME);
-  const db = openDatabase(dbPath);
+  const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs });
   const events = new EventBus();
   logSink.attach(db, events);
   const now = options.now ?? Date.now;

@@ -188,10 +188,10 @@ export function createDocsStore(db: Db) {
     file: (path: string): DocFileRow | undefined => fileByPath.get(path),
     versions: () => allVersions.all(),
     pathsUnder: (prefix: string): string[] => pathsUnder.all({ prefix }).map((r) => r.path),
-    replace: (path: string, doc: ChunkedDoc, v: DocFileVersion) => replaceTx(path, doc, v),
+    replace: (path: string, doc: ChunkedDoc, v: DocFileVersion) => replaceTx.immediate(path, doc, v),
     /** Same content, new mtime (a touch or checkout): no re-chunking. */
     touch: (path: string, mtimeMs: number, size: number) => touchFile.run(Math.trunc(mtimeMs), size, path),
-    remove: (paths: string[]) => removeTx(paths),
+    remove: (paths: string[]) => removeTx.immediate(paths),
     searchWords: (match: string, f: DocFilters): ChunkHitRow[] =>
       unfiltered(f)
         ? wordSearchFast.all({ match, limit: f.limit, offset: f.offset })

@@ -258,7 +258,9 @@ export function createMemoryStore(db: Db) {
 
   return {
     /** Inserts, or folds an exact duplicate from the same session into the first record. */
-    record: (o: NewObservation) => recordTx(o),
+    // IMMEDIATE: a deferred transaction that reads, then writes, fails at once with SQLITE_BUSY_SNAPSHOT
+    // in WAL mode when another connection (the graph worker) committed in between; IMMEDIATE waits its turn.
+    record: (o: NewObservation) => recordTx.immediate(o),
 
     get: (id: number): ObservationRow | undefined => byId.get(id),
 
@@ -282,7 +284,7 @@ export function createMemoryStore(db: Db) {
       }).changes > 0,
 
     /** Deletes and writes the audit row in one transaction; null when there was nothing to delete. */
-    forget: (id: number, reason: string, by: string, now: number) => forgetTx(id, reason, by, now),
+    forget: (id: number, reason: string, by: string, now: number) => forgetTx.immediate(id, reason, by, now),
 
     forgets: (limit: number, offset: number): ForgetRow[] => forgets.all(limit, offset),
 

@@ -101,7 +101,7 @@ export class LogSink {
     try {
       db.transaction(() => {
         for (const row of batch) insert.run(row);
-      })();
+      }).immediate();
     } catch {
       // The database refused (locked, full, read-only): keep the rows for the next attempt. Logging the
       // failure would loop straight back into this sink.

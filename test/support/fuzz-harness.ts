@@ -131,12 +131,26 @@ export async function fuzzTools(options: FuzzOptions): Promise<FuzzReport> {
   return { seed, tools: tools.length, cases, byCategory };
 }
 
+// What an error message must never carry: the machine's absolute paths, SQL text, a stack frame.
+const LEAKS = [
+  /\/(tmp|work|root|home|usr|var)\//,
+  /\b(SELECT|INSERT INTO|UPDATE \w+ SET|DELETE FROM)\b/,
+  /\n\s+at .+:\d+:\d+/,
+];
+
 function checkError(tool: AnyTool, args: unknown, category: string, message: string): void {
-  assert.notEqual(
-    category,
-    'internal',
-    `${tool.name} answered internal for ${JSON.stringify(args)?.slice(0, 300)}: ${message}`,
-  );
+  const shown = `${tool.name} for ${JSON.stringify(args)?.slice(0, 300)}: ${message}`;
+  assert.notEqual(category, 'internal', `answered internal: ${shown}`);
+  // A message may quote the caller's own input back; only what the hub adds is checked for leaks.
+  const quoted =
+    typeof args === 'object' && args !== null
+      ? [
+          ...Object.keys(args),
+          ...Object.values(args).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
+        ]
+      : [String(args)];
+  const hubText = quoted.reduce((text, q) => (q && q.length > 3 ? text.split(q).join('') : text), message);
+  for (const leak of LEAKS) assert.doesNotMatch(hubText, leak, `leaked ${leak}: ${shown}`);
 }
 
 async function viaMcp(

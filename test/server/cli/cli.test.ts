@@ -59,11 +59,17 @@ test('cos refuses a non-loopback host without a token', () => {
   assert.match(res.stderr, /COS_HUB_TOKEN/);
 });
 
-test('cos serve answers, then on SIGTERM closes sessions and the database and exits 0', async () => {
+test('cos serve answers, then on SIGTERM closes sessions and the database and exits 0', {
+  timeout: 90_000,
+}, async (t) => {
   const { spawn } = await import('node:child_process');
   const repo = repoWithTasks();
   const child = spawn(process.execPath, [COS, 'serve', '--port', '0', '--repo', repo], {
     stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  // Whatever happens below, the child must not outlive the test (it would keep the runner waiting).
+  t.after(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
   });
   let out = '';
   child.stdout.setEncoding('utf8');

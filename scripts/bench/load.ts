@@ -1,0 +1,61 @@
+// npm run bench:load — 32 MCP sessions mixing reads and writes against a real hub process for 60 s
+// (LOAD_SESSIONS, LOAD_SECONDS). Targets: no failed call apart from the deliberately bad ones
+// (validation), p99 under 100 ms, memory flat in the second half (growth under 10%), open file
+// descriptors back to their starting level once the sessions close.
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { runLoad } from '../lib/load.ts';
+import { fmt, table } from './lib.ts';
+
+const sessions = Number(process.env.LOAD_SESSIONS ?? 32);
+const seconds = Number(process.env.LOAD_SECONDS ?? 60);
+const repo = mkdtempSync(join(tmpdir(), 'cos-load-'));
+mkdirSync(join(repo, 'docs/tasks'), { recursive: true });
+writeFileSync(join(repo, 'docs/guide.md'), '# Guide\n\n## Load\n\nA guide for the load test.\n');
+writeFileSync(join(repo, 'index.ts'), 'export function load(): number {\n  return 1;\n}\n');
+
+const r = await runLoad({ repo, sessions, seconds });
+const growth = (r.rssMb.end - r.rssMb.half) / r.rssMb.half;
+console.log(`bench:load — ${sessions} sessions, ${seconds} s, Node ${process.version}\n`);
+console.log(
+  table(
+    [
+      'calls',
+      'calls/s',
+      'failed',
+      'expected validation',
+      'p50 ms',
+      'p99 ms',
+      'RSS start MB',
+      'RSS half MB',
+      'RSS end MB',
+      'growth 2nd half',
+      'fds before',
+      'fds during',
+      'fds after',
+    ],
+    [
+      [
+        r.calls,
+        fmt(r.calls / seconds, 0),
+        r.failed,
+        r.expectedErrors,
+        fmt(r.p50),
+        fmt(r.p99),
+        fmt(r.rssMb.start, 0),
+        fmt(r.rssMb.half, 0),
+        fmt(r.rssMb.end, 0),
+        `${fmt(growth * 100, 1)}%`,
+        r.fds.before,
+        r.fds.during,
+        r.fds.after,
+      ],
+    ],
+  ),
+);
+console.log(`\ncalls per tool: ${JSON.stringify(r.byTool)}`);
+if (r.failures.length) console.log(`\nfailures:\n${r.failures.join('\n')}`);
+const ok = r.failed === 0 && r.p99 < 100 && growth < 0.1 && r.fds.after <= r.fds.before + 2;
+console.log(`\n${ok ? 'all targets met' : 'TARGETS MISSED'}`);
+process.exitCode = ok ? 0 : 1;
