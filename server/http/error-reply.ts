@@ -8,9 +8,10 @@ import { RETRY_AFTER_SECONDS, statusFor } from './unwrap.ts';
 export type HttpErrorCategory = ErrorCategory | 'unauthorized';
 
 export function errorBody(category: HttpErrorCategory, message: string, retryable?: boolean) {
-  if (category === 'unauthorized') return { error: { category, retryable: retryable ?? false, message } };
+  if (category === 'unauthorized')
+    return { ok: false as const, error: { category, retryable: retryable ?? false, message } };
   const envelope = fail(category, message, retryable === undefined ? {} : { retryable });
-  return { error: envelope.error };
+  return { ok: false as const, error: envelope.error };
 }
 
 export function sendError(

@@ -24,11 +24,13 @@ export interface Unwrapped {
   status: number;
   body:
     | { data: unknown; meta: Record<string, unknown> }
-    | { error: { category: string; retryable: boolean; message: string } };
+    | { ok: false; error: { category: string; retryable: boolean; message: string } };
 }
 
 export function unwrap(envelope: Envelope): Unwrapped {
-  if (!envelope.ok) return { status: statusFor(envelope.error.category), body: { error: envelope.error } };
+  // An error body is the error envelope itself, as OpenAPI declares it (ErrorEnvelope).
+  if (!envelope.ok)
+    return { status: statusFor(envelope.error.category), body: { ok: false, error: envelope.error } };
   const data = envelope.data;
   if (data !== null && typeof data === 'object' && !Array.isArray(data) && 'meta' in data) {
     const { meta, ...rest } = data as { meta: Record<string, unknown> } & Record<string, unknown>;

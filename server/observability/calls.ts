@@ -148,9 +148,11 @@ export class CallRecorder {
     const batch = this.pending;
     this.pending = [];
     try {
-      this.db.transaction(() => {
-        for (const r of batch) this.insert.run({ ...r, ok: r.ok ? 1 : 0, truncated: r.truncated ? 1 : 0 });
-      }).immediate();
+      this.db
+        .transaction(() => {
+          for (const r of batch) this.insert.run({ ...r, ok: r.ok ? 1 : 0, truncated: r.truncated ? 1 : 0 });
+        })
+        .immediate();
     } catch (err) {
       // Keep the rows and try again later: a locked or full database must not lose what was recorded.
       this.pending = batch.concat(this.pending).slice(-MAX_PENDING);

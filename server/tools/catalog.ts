@@ -7,6 +7,7 @@ import { graphTools } from './graph/index.ts';
 import { kernelTools } from './kernel/index.ts';
 import { memoryTools } from './memory/index.ts';
 import { observabilityTools } from './observability/index.ts';
+import { searchAllTool } from './search/search-all.ts';
 import { superviseTools } from './supervise/index.ts';
 
 export const catalog: readonly AnyTool[] = [
@@ -17,4 +18,5 @@ export const catalog: readonly AnyTool[] = [
   ...docsTools,
   ...superviseTools,
   ...graphTools,
+  searchAllTool,
 ];

@@ -141,15 +141,24 @@ const LEAKS = [
 function checkError(tool: AnyTool, args: unknown, category: string, message: string): void {
   const shown = `${tool.name} for ${JSON.stringify(args)?.slice(0, 300)}: ${message}`;
   assert.notEqual(category, 'internal', `answered internal: ${shown}`);
-  // A message may quote the caller's own input back; only what the hub adds is checked for leaks.
-  const quoted =
-    typeof args === 'object' && args !== null
-      ? [
-          ...Object.keys(args),
-          ...Object.values(args).map((v) => (typeof v === 'string' ? v : JSON.stringify(v))),
-        ]
-      : [String(args)];
-  const hubText = quoted.reduce((text, q) => (q && q.length > 3 ? text.split(q).join('') : text), message);
+  // A message may quote the caller's own input back (any key or value, at any depth); only what the hub
+  // adds is checked for leaks.
+  const quoted: string[] = [];
+  const collect = (v: unknown, depth: number): void => {
+    if (depth > 6) return;
+    if (typeof v === 'string') quoted.push(v);
+    else if (Array.isArray(v)) for (const x of v) collect(x, depth + 1);
+    else if (v !== null && typeof v === 'object') {
+      for (const [k, x] of Object.entries(v)) {
+        quoted.push(k);
+        collect(x, depth + 1);
+      }
+    } else quoted.push(String(v));
+  };
+  collect(args, 0);
+  const hubText = quoted
+    .sort((a, b) => b.length - a.length)
+    .reduce((text, q) => (q.length > 3 ? text.split(q).join('') : text), message);
   for (const leak of LEAKS) assert.doesNotMatch(hubText, leak, `leaked ${leak}: ${shown}`);
 }
 

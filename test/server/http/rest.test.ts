@@ -60,6 +60,19 @@ describe('REST routes from the registry', () => {
     assert.equal(res.json().error.category, 'validation');
   });
 
+  test('an error body is the error envelope OpenAPI declares (ErrorEnvelope)', async () => {
+    const { Value } = await import('@sinclair/typebox/value');
+    const { ErrorEnvelopeSchema } = await import('../../../shared/envelope/index.ts');
+    for (const res of [
+      await post('/api/test/items/zzz', {}),
+      await get('/api/nothing'),
+      await get('/api/test/echo'),
+    ]) {
+      assert.equal(res.json().ok, false);
+      assert.ok(Value.Check(ErrorEnvelopeSchema, res.json()), res.body);
+    }
+  });
+
   test('an unknown id is 404 not_found with the tool message', async () => {
     const res = await post('/api/test/items/zzz', {});
     assert.equal(res.statusCode, 404);

@@ -5,12 +5,13 @@ import { test } from 'node:test';
 import { fuzzTools } from '../../support/fuzz-harness.ts';
 
 const runs = Number(process.env.FUZZ_RUNS ?? 200);
-const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : undefined;
+// A fixed seed keeps CI reproducible; `npm run fuzz` explores with a new seed each run.
+const seed = process.env.FUZZ_SEED ? Number(process.env.FUZZ_SEED) : 20261130;
 
 test(`every tool answers ${runs} hostile inputs with well-formed envelopes, never internal`, {
   timeout: 20 * 60_000,
 }, async () => {
-  const report = await fuzzTools({ runs, ...(seed === undefined ? {} : { seed }) });
+  const report = await fuzzTools({ runs, seed });
   console.log(
     `fuzz seed ${report.seed}: ${report.tools} tools, ${report.cases} cases, answers ${JSON.stringify(report.byCategory)}`,
   );

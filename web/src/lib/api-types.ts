@@ -933,6 +933,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/search": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Search everything
+         * @description One query across the task board, the docs, memory and the code graph. Each result names its layer and how to open it (task id, doc path and heading, observation id, graph uid); counts per layer; layers of disabled modules are skipped and named in meta.skipped_layers.
+         */
+        get: operations["searchAll"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/sessions/active": {
         parameters: {
             query?: never;
@@ -6835,6 +6855,113 @@ export interface operations {
                                 next_offset: number | null;
                                 /** @description indexing: the first scan is still running and results may be incomplete */
                                 index_state: "idle" | "indexing" | "ready";
+                            };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    searchAll: {
+        parameters: {
+            query: {
+                /** @description words to find */
+                query: string;
+                /** @description only these layers (default all) */
+                layers?: ("tasks" | "docs" | "memory" | "graph")[];
+                /** @description results per layer (default 5) */
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            results: {
+                                layer: "tasks" | "docs" | "memory" | "graph";
+                                title: string;
+                                snippet: string;
+                                /** @description the layer's own score; compare within a layer, not across */
+                                score: number;
+                                /** @description how to open it: a task id (cos_task_show), a doc path and heading, an observation id (cos_details), a graph uid (cos_graph_context) */
+                                open: {
+                                    task_id?: string;
+                                    path?: string;
+                                    heading?: string | null;
+                                    observation_id?: number;
+                                    uid?: string;
+                                };
+                            }[];
+                            /** @description results returned per layer */
+                            counts: {
+                                tasks: number;
+                                docs: number;
+                                memory: number;
+                                graph: number;
                             };
                         };
                         meta: components["schemas"]["Meta"];

@@ -101,7 +101,12 @@ function corrupt(db: Db): void {
 test('a healthy graph has no issues and names the fixable and informational categories', async () => {
   const data = await g.data('cos_graph_doctor', {});
   assert.equal(data.healthy, true);
-  assert.deepEqual(data.issues, []);
+  // slowest_extractions depends on the clock: on a loaded machine a real extraction can pass its
+  // threshold. It is informational and never affects `healthy`.
+  assert.deepEqual(
+    data.issues.filter((i: Item) => i.category !== 'slowest_extractions'),
+    [],
+  );
   assert.equal(data.stats.issue_count, 0);
   assert.deepEqual(data.meta.fixable_categories.sort(), [
     'dangling_source',
@@ -162,7 +167,10 @@ test('every corruption is found under its category; fix deletes exactly the fixa
     'orphaned_phantom',
     'stale_paths',
   ]);
-  const left = fixed.issues.map((i: Item) => i.category).sort();
+  const left = fixed.issues
+    .map((i: Item) => i.category)
+    .filter((c: string) => c !== 'slowest_extractions') // timing-dependent, see above
+    .sort();
   // Deleting the stale file row took its parse error and slow extraction with it.
   assert.deepEqual(left, ['duplicate_edges', 'orphaned_inrepo', 'self_loops']);
   assert.equal(fixed.healthy, false);

@@ -1,0 +1,146 @@
+// The interactive graph: graphology holds it, sigma draws it with WebGL, and ForceAtlas2 lays it out in
+// a Web Worker (graphology-layout-forceatlas2/worker), so the page stays responsive while nodes settle.
+// Nodes start on a circle so the first frame is drawn at once; the layout then refines it for a while.
+import Graph from 'graphology';
+import forceAtlas2 from 'graphology-layout-forceatlas2';
+import FA2Layout from 'graphology-layout-forceatlas2/worker';
+import { useEffect, useRef } from 'react';
+import Sigma from 'sigma';
+
+export interface CanvasNode {
+  id: string;
+  label: string;
+  kind: string;
+}
+
+export interface CanvasEdge {
+  source: string;
+  target: string;
+  type: string;
+}
+
+/** A colour per node kind, always shown with the kind's name (legend, labels): colour is never alone. */
+const PALETTE = [
+  '#1f77b4',
+  '#d62728',
+  '#2ca02c',
+  '#9467bd',
+  '#ff7f0e',
+  '#8c564b',
+  '#e377c2',
+  '#17becf',
+  '#7f7f7f',
+];
+
+export function kindColours(kinds: Iterable<string>): Map<string, string> {
+  const map = new Map<string, string>();
+  for (const kind of [...new Set(kinds)].sort())
+    map.set(kind, PALETTE[map.size % PALETTE.length] ?? '#7f7f7f');
+  return map;
+}
+
+interface Props {
+  nodes: CanvasNode[];
+  edges: CanvasEdge[];
+  selected?: string | undefined;
+  onSelect?: (id: string) => void;
+  /** How long ForceAtlas2 runs (ms). */
+  layoutMs?: number;
+  /** Called once, when the first frame with every node is on screen. */
+  onDrawn?: (ms: number) => void;
+}
+
+export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000, onDrawn }: Props) {
+  const container = useRef<HTMLDivElement>(null);
+  const renderer = useRef<Sigma | undefined>(undefined);
+  const callbacks = useRef({ onSelect, onDrawn });
+  callbacks.current = { onSelect, onDrawn };
+
+  useEffect(() => {
+    const el = container.current;
+    if (!el) return;
+    const started = performance.now();
+    const graph = new Graph({ multi: true, type: 'directed', allowSelfLoops: false });
+    const colours = kindColours(nodes.map((n) => n.kind));
+    const degree = new Map<string, number>();
+    for (const e of edges) {
+      degree.set(e.source, (degree.get(e.source) ?? 0) + 1);
+      degree.set(e.target, (degree.get(e.target) ?? 0) + 1);
+    }
+    const r = Math.max(10, Math.sqrt(nodes.length) * 10);
+    nodes.forEach((n, i) => {
+      if (graph.hasNode(n.id)) return;
+      const a = (2 * Math.PI * i) / Math.max(1, nodes.length);
+      graph.addNode(n.id, {
+        label: n.label,
+        x: Math.cos(a) * r,
+        y: Math.sin(a) * r,
+        size: 3 + Math.min(12, Math.sqrt(degree.get(n.id) ?? 0) * 2),
+        color: colours.get(n.kind),
+      });
+    });
+    for (const e of edges) {
+      if (e.source === e.target || !graph.hasNode(e.source) || !graph.hasNode(e.target)) continue;
+      graph.addEdge(e.source, e.target, { size: 1, color: '#9aa3b5', label: e.type });
+    }
+    const sigma = new Sigma(graph, el, {
+      renderEdgeLabels: false,
+      // Small graphs can afford every label; big ones show labels as the camera zooms in.
+      labelRenderedSizeThreshold: nodes.length <= 150 ? 0 : 7,
+      defaultEdgeType: 'arrow',
+      zIndex: true,
+      // Panning redraws every frame; edges and labels are most of that work, so they wait for the stop.
+      hideEdgesOnMove: true,
+      hideLabelsOnMove: true,
+    });
+    renderer.current = sigma;
+    sigma.once('afterRender', () => callbacks.current.onDrawn?.(performance.now() - started));
+    sigma.on('clickNode', ({ node }) => callbacks.current.onSelect?.(node));
+    // Hover detection reads a pixel back from the GPU on every mouse move, which stalls the main thread
+    // until the frame is drawn (50 ms and more on a software renderer). Nothing can be hovered while the
+    // stage is being dragged, so hover listeners are parked from mousedown to mouseup.
+    const captor = sigma.getMouseCaptor();
+    let parked: ReturnType<typeof captor.listeners<'mousemove'>> = [];
+    captor.on('mousedown', () => {
+      parked = captor.listeners('mousemove');
+      captor.removeAllListeners('mousemove');
+    });
+    captor.on('mouseup', () => {
+      for (const listener of parked) captor.on('mousemove', listener);
+      parked = [];
+    });
+    sigma.on('enterNode', () => {
+      el.style.cursor = 'pointer';
+    });
+    sigma.on('leaveNode', () => {
+      el.style.cursor = '';
+    });
+    const layout =
+      graph.order > 1
+        ? new FA2Layout(graph, {
+            settings: { ...forceAtlas2.inferSettings(graph), barnesHutOptimize: graph.order > 400 },
+          })
+        : undefined;
+    layout?.start();
+    const stop = setTimeout(() => layout?.stop(), layoutMs);
+    return () => {
+      clearTimeout(stop);
+      layout?.kill();
+      sigma.kill();
+      renderer.current = undefined;
+    };
+  }, [nodes, edges, layoutMs]);
+
+  // Highlight the selected node without rebuilding the graph.
+  useEffect(() => {
+    const sigma = renderer.current;
+    if (!sigma) return;
+    sigma.setSetting('nodeReducer', (node, data) =>
+      selected && node === selected
+        ? { ...data, highlighted: true, zIndex: 1, size: (data.size ?? 4) * 1.6 }
+        : data,
+    );
+  }, [selected]);
+
+  return <div ref={container} className="graph-canvas" data-testid="graph-canvas" />;
+}

@@ -1,0 +1,9 @@
+import { api, call } from '../../lib/api.ts';
+
+export function getHealth(signal: AbortSignal) {
+  return call(api.GET('/api/health', { signal }));
+}
+
+export function hubSummary(signal: AbortSignal) {
+  return call(api.GET('/api/hub/summary', { signal }));
+}
