@@ -81,7 +81,7 @@ async function time(name: string, inputs: () => Record<string, unknown>, calls =
   const lat: number[] = [];
   let errors = 0;
   let sample: unknown;
-  const warmup = calls === 1 ? 0 : 20;
+  const warmup = calls <= 5 ? 0 : 20;
   for (let i = 0; i < calls + warmup; i++) {
     const input = inputs();
     const s = performance.now();
@@ -191,6 +191,16 @@ rows.push([
 ]);
 const cached = await time('cos_graph_export', () => ({ max_nodes: 2000, max_hops: 10 }), 100);
 record('export, cached (same generation)', cached, '-', true);
+// Whole-graph scans, for scale (no target): a few calls each.
+for (const [label, name, input] of [
+  ['stats', 'cos_graph_stats', {}],
+  ['cycles (imports)', 'cos_graph_cycles', {}],
+  ['cycles (calls)', 'cos_graph_cycles', { edge_type: 'calls' }],
+  ['dead_code (first 100)', 'cos_graph_dead_code', {}],
+  ['doctor (no fix)', 'cos_graph_doctor', {}],
+] as const) {
+  record(label, await time(name, () => input, 5), '-', true);
+}
 
 console.log(
   `node ${process.version}, ${availableParallelism()} cores, load average ${loadavg()

@@ -58,9 +58,13 @@ export const graphReindexTool = defineTool({
     // A hub built without services (some tests, tools-only tooling) has no indexer to ask.
     const graph = (ctx.services as Partial<HubServices>).graph;
     if (!graph) throw new ToolError('unavailable', 'the graph indexer is not running in this hub');
-    const outside = input.paths?.find((p) => repoPath(p) === undefined);
-    if (outside !== undefined) {
-      throw new ToolError('validation', `paths must stay inside the repository; "${outside}" does not`);
+    // Named by position: echoing an absolute path back would put machine paths in the message.
+    const outside = input.paths?.findIndex((p) => repoPath(p) === undefined) ?? -1;
+    if (outside >= 0) {
+      throw new ToolError(
+        'validation',
+        `paths[${outside}] leads outside the repository (absolute, or up with ".."); pass repository-relative paths`,
+      );
     }
     // MCP progress may only increase, but each phase counts from zero: a phase counts on from where the
     // previous one ended, and a report that would not move forward is dropped.

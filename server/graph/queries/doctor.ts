@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../db/open.ts';
+import { NODE_KINDS } from './vocabulary.ts';
 
 export const DOCTOR_CATEGORIES = [
   'dangling_source',
@@ -39,23 +40,7 @@ export const INFORMATIONAL_CATEGORIES: readonly DoctorCategory[] = [
 /** An extraction this slow is worth a look (a generated or minified file that slipped through). */
 export const SLOW_EXTRACTION_MS = 250;
 
-const KNOWN_KINDS = new Set([
-  'folder',
-  'file',
-  'doc_file',
-  'heading',
-  'module',
-  'class',
-  'interface',
-  'type',
-  'enum',
-  'function',
-  'method',
-  'variable',
-  'constant',
-  'dependency',
-  'external',
-]);
+const KNOWN_KINDS = new Set<string>(NODE_KINDS);
 
 export interface Finding {
   category: DoctorCategory;

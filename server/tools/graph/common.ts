@@ -4,44 +4,13 @@ import { type Static, type TSchema, Type } from '@sinclair/typebox';
 import type { Candidate, ResolvedFrom } from '../../graph/queries/resolve.ts';
 import { resolveNode } from '../../graph/queries/resolve.ts';
 import { type GraphReader, graphReader, type NodeRow } from '../../graph/queries/store.ts';
+import { EDGE_TYPES, NODE_KINDS } from '../../graph/queries/vocabulary.ts';
 import type { GraphService } from '../../graph/service.ts';
 import { UNRESOLVED_MODULE } from '../../graph/uid.ts';
 import type { HubServices, ToolContext } from '../context.ts';
 import { ToolError } from '../errors.ts';
 
-export const EDGE_TYPES = [
-  'contains',
-  'imports',
-  'calls',
-  'inherits_from',
-  'implements',
-  'has_param_type',
-  'returns_type',
-  'constructs',
-  'links_to',
-  'cites_heading',
-  'requires',
-  'tests',
-] as const;
 export type EdgeTypeName = (typeof EDGE_TYPES)[number];
-
-export const NODE_KINDS = [
-  'folder',
-  'file',
-  'doc_file',
-  'heading',
-  'module',
-  'class',
-  'interface',
-  'type',
-  'enum',
-  'function',
-  'method',
-  'variable',
-  'constant',
-  'dependency',
-  'external',
-] as const;
 
 export const EdgeTypeSchema = Type.Union(
   EDGE_TYPES.map((t) => Type.Literal(t)),
@@ -175,6 +144,14 @@ export function graphCall(ctx: ToolContext): GraphCall {
   return { r, freshness, meta };
 }
 
+/**
+ * The caller's value, quoted whole or not at all: a cut quote could pass along part of a path the
+ * caller never meant to see echoed, and messages never carry more than the input itself.
+ */
+export function quoteInput(value: string): string {
+  return value.length <= 200 ? `"${value}"` : `the ${value.length}-character value given`;
+}
+
 function describeCandidate(c: Candidate): string {
   const where = c.node.file_path ? ` at ${c.node.file_path}:${c.node.start_line ?? 1}` : '';
   return `${c.node.uid} (${c.node.kind}${where})`;
@@ -200,7 +177,7 @@ export function resolveArg(ctx: ToolContext, call: GraphCall, raw: string, what 
       : '; try cos_graph_search with part of the name';
   const pending =
     call.freshness.last_indexed_at === null ? ' (the graph is still being indexed: retry shortly)' : '';
-  throw new ToolError('not_found', `no ${what} matches "${raw.slice(0, 200)}"${pending}${hint}`);
+  throw new ToolError('not_found', `no ${what} matches ${quoteInput(raw)}${pending}${hint}`);
 }
 
 /** Edge types from an input list, validated by the schema already; undefined when none were given. */

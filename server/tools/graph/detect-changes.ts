@@ -10,7 +10,7 @@ import {
 import { walk } from '../../graph/queries/traverse.ts';
 import { defineTool } from '../define.ts';
 import { ToolError } from '../errors.ts';
-import { completenessOf, graphCall, TOOL_READ_ONLY } from './common.ts';
+import { completenessOf, graphCall, quoteInput, TOOL_READ_ONLY } from './common.ts';
 import { type Impacted, ImpactedSchema, impactedOut, tierOf } from './impact.ts';
 
 /** Files whose change moves resolution or the build for the whole project. */
@@ -130,7 +130,18 @@ export const graphDetectChangesTool = defineTool({
             : err.reason === 'failed'
               ? 'internal'
               : 'unavailable';
-      throw new ToolError(category, `cos_graph_detect_changes: ${err.message}`);
+      // git's own words can name the repository's absolute path: say what failed in ours.
+      const message =
+        category === 'validation'
+          ? `git cannot read ${[input.base, input.head]
+              .filter((r) => r !== undefined)
+              .map((r) => quoteInput(r!))
+              .join(' or ')}: pass a commit, branch or tag of this repository (or a range a..b)`
+          : err.reason === 'failed'
+            ? 'git failed to list the changes; the hub log has its message'
+            : err.message;
+      if (err.reason === 'failed') ctx.logger.warn({ err }, 'git diff failed');
+      throw new ToolError(category, `cos_graph_detect_changes: ${message}`);
     }
     const limit = input.limit ?? 200;
     const depth = input.depth ?? 2;

@@ -17,6 +17,7 @@ import {
   NodeSchema,
   nodeOut,
   orAmbiguous,
+  quoteInput,
   resolveArg,
   TOOL_READ_ONLY,
 } from './common.ts';
@@ -119,7 +120,7 @@ export const graphRenamePlanTool = defineTool({
     if (!IDENTIFIER.test(input.new_name))
       throw new ToolError(
         'validation',
-        `new_name must be an identifier (letters, digits, _ or $, not starting with a digit); got "${input.new_name.slice(0, 80)}"`,
+        `new_name must be an identifier (letters, digits, _ or $, not starting with a digit); got ${quoteInput(input.new_name)}`,
       );
     const call = graphCall(ctx);
     const res = resolveArg(ctx, call, input.node, 'symbol');
