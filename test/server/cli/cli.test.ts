@@ -77,8 +77,9 @@ test('cos serve answers, then on SIGTERM closes sessions and the database and ex
     const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 30_000);
     child.stdout.on('data', (chunk: string) => {
       out += chunk;
+      // The claude line is printed last: wait for it, not just the MCP URL, so the whole banner is in.
       const m = /MCP\s+(http:\/\/\S+)\/mcp/.exec(out);
-      if (m?.[1]) {
+      if (m?.[1] && /claude mcp add .*\/mcp\n/.test(out)) {
         clearTimeout(timer);
         resolve(m[1]);
       }
