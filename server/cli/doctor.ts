@@ -5,6 +5,12 @@ import { createBoardService } from '../board/service.ts';
 import type { Config } from '../config.ts';
 import { hasFts5, openDatabase, schemaVersion } from '../db/open.ts';
 import { EventBus } from '../events/bus.ts';
+import {
+  DOCTOR_CATEGORIES,
+  diagnose,
+  graphCounts,
+  INFORMATIONAL_CATEGORIES,
+} from '../graph/queries/doctor.ts';
 import { DB_FILE_NAME } from '../hub.ts';
 import { ModuleState } from '../modules.ts';
 
@@ -46,6 +52,7 @@ export function doctor(config: Config): number {
     findings.push({ ok: false, what: 'database', detail: (err as Error).message });
   }
   findings.push(...taskFileFindings(config));
+  findings.push(...graphFindings(config));
   const modules = ModuleState.forStateDir(config.stateDir);
   findings.push({
     ok: modules.loadError === undefined,
@@ -88,5 +95,47 @@ function taskFileFindings(config: Config): Finding[] {
     }
   } catch (err) {
     return [{ ok: false, what: 'task files', detail: (err as Error).message }];
+  }
+}
+
+/** The code graph's integrity (the checks cos_graph_doctor runs), when the graph has been indexed. */
+function graphFindings(config: Config): Finding[] {
+  try {
+    const db = openDatabase(join(config.stateDir, DB_FILE_NAME));
+    try {
+      const counts = graphCounts(db);
+      if (counts.files === 0)
+        return [
+          {
+            ok: true,
+            what: 'code graph',
+            detail: 'not indexed yet (the hub indexes on start; or run cos index)',
+          },
+        ];
+      const real = diagnose(db, config.repo, 3).filter(
+        (f) =>
+          f.count > 0 &&
+          DOCTOR_CATEGORIES.includes(f.category) &&
+          !INFORMATIONAL_CATEGORIES.includes(f.category),
+      );
+      if (real.length === 0) {
+        return [
+          {
+            ok: true,
+            what: 'code graph',
+            detail: `${counts.files} files, ${counts.nodes} nodes, ${counts.edges} edges; healthy`,
+          },
+        ];
+      }
+      return real.map((f) => ({
+        ok: false,
+        what: 'code graph',
+        detail: `${f.category}: ${f.count} (cos_graph_doctor with fix: true repairs the fixable ones)`,
+      }));
+    } finally {
+      db.close();
+    }
+  } catch (err) {
+    return [{ ok: false, what: 'code graph', detail: (err as Error).message }];
   }
 }

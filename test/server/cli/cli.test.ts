@@ -25,6 +25,7 @@ test('cos doctor passes on a healthy repository', () => {
   assert.equal(res.status, 0, res.stdout + res.stderr);
   assert.match(res.stdout, /ok\s+database\s+schema \d+, integrity ok/);
   assert.match(res.stdout, /ok\s+task files\s+1 indexed/);
+  assert.match(res.stdout, /ok\s+code graph\s+not indexed yet/);
 });
 
 test('cos doctor names an unparsable task file and the reason, keeps it, and exits 1', () => {
@@ -96,4 +97,16 @@ test('cos serve answers, then on SIGTERM closes sessions and the database and ex
   const db = openDatabase(join(repo, '.cos/hub.db'));
   assert.equal(db.pragma('integrity_check', { simple: true }), 'ok');
   db.close();
+});
+
+test('cos index builds the code graph, and cos doctor then reports it healthy', { timeout: 120_000 }, () => {
+  const repo = repoWithTasks();
+  mkdirSync(join(repo, 'src'), { recursive: true });
+  writeFileSync(join(repo, 'src/a.ts'), "import { b } from './b';\nexport const a = () => b();\n");
+  writeFileSync(join(repo, 'src/b.ts'), 'export function b(): number {\n  return 1;\n}\n');
+  const index = cos(repo, 'index');
+  assert.equal(index.status, 0, index.stdout + index.stderr);
+  const res = cos(repo, 'doctor');
+  assert.equal(res.status, 0, res.stdout + res.stderr);
+  assert.match(res.stdout, /ok\s+code graph\s+\d+ files, \d+ nodes, \d+ edges; healthy/);
 });
