@@ -22,15 +22,26 @@ export type Listener = (event: HubEvent) => void;
 
 export class EventBus {
   private nextId = 1;
-  private readonly buffer: HubEvent[] = [];
+  // A ring: `start` is the oldest event's slot. Array.shift() on a full buffer would copy it on every
+  // publish, and publish runs once per tool call.
+  private readonly ring: (HubEvent | undefined)[];
+  private start = 0;
+  private size = 0;
   private readonly listeners = new Set<Listener>();
 
-  constructor(private readonly capacity = 1000) {}
+  constructor(private readonly capacity = 1000) {
+    this.ring = new Array<HubEvent | undefined>(capacity);
+  }
 
   publish<T>(type: HubEventType, data: T): HubEvent<T> {
     const event: HubEvent<T> = { id: this.nextId++, type, at: Date.now(), data };
-    this.buffer.push(event);
-    if (this.buffer.length > this.capacity) this.buffer.shift();
+    if (this.size < this.capacity) {
+      this.ring[(this.start + this.size) % this.capacity] = event;
+      this.size++;
+    } else {
+      this.ring[this.start] = event;
+      this.start = (this.start + 1) % this.capacity;
+    }
     for (const listener of this.listeners) {
       try {
         listener(event);
@@ -51,16 +62,26 @@ export class EventBus {
     return this.listeners.size;
   }
 
+  /** The buffered events, oldest first. */
+  private buffered(from = 0): HubEvent[] {
+    const out: HubEvent[] = [];
+    for (let i = from; i < this.size; i++) out.push(this.ring[(this.start + i) % this.capacity]!);
+    return out;
+  }
+
   /** Events after `lastId`, or null when some of them have already left the buffer (the client must resync). */
   since(lastId: number): HubEvent[] | null {
-    const oldest = this.buffer[0];
-    if (oldest === undefined) return lastId >= this.nextId - 1 ? [] : null;
+    // An id this bus never issued comes from before a hub restart: the client must resync.
+    if (lastId > this.lastId) return null;
+    if (this.size === 0) return [];
+    const oldest = this.ring[this.start]!;
     if (lastId < oldest.id - 1) return null;
-    return this.buffer.filter((e) => e.id > lastId);
+    // Ids are consecutive, so the first event after lastId sits at a known offset.
+    return this.buffered(Math.max(0, lastId - oldest.id + 1));
   }
 
   recent(limit: number): HubEvent[] {
-    return this.buffer.slice(-limit);
+    return this.buffered(Math.max(0, this.size - limit));
   }
 
   get lastId(): number {
