@@ -146,5 +146,23 @@ function findError(node: Node): Node | undefined {
   return undefined;
 }
 
+/**
+ * The type each variable (or field) is known to hold, for typing call receivers: a name seen with two
+ * different types is ambiguous and stays unknown (null) rather than guessed.
+ */
+export class VarTypes {
+  private readonly types = new Map<string, string | null>();
+
+  note(key: string, type: string | undefined): void {
+    if (!type) return;
+    const prev = this.types.get(key);
+    this.types.set(key, prev === undefined || prev === type ? type : null);
+  }
+
+  get(key: string): string | null | undefined {
+    return this.types.get(key);
+  }
+}
+
 export const lineOf = (n: Node): number => n.startPosition.row + 1;
 export const colOf = (n: Node): number => n.startPosition.column + 1;

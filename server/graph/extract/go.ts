@@ -3,18 +3,14 @@
 // package scope; composite literals as constructions; embedded structs as inheritance.
 import type { Tree } from 'web-tree-sitter';
 import type { Extraction } from '../types.ts';
-import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError } from './common.ts';
+import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError, VarTypes } from './common.ts';
 
 export function extractGo(path: string, text: string, tree: Tree): Extraction {
   const b = new Builder(path, text);
   const root = tree.rootNode;
   const receivers = new Map<string, string>();
-  const varTypes = new Map<string, string | null>();
-  const noteType = (key: string, type: string | undefined) => {
-    if (!type) return;
-    const prev = varTypes.get(key);
-    varTypes.set(key, prev === undefined || prev === type ? type : null);
-  };
+  const varTypes = new VarTypes();
+  const noteType = (key: string, type: string | undefined) => varTypes.note(key, type);
 
   const typeRefs = (owner: string, t: Node | null, type: 'has_param_type' | 'returns_type') => {
     if (!t) return;

@@ -3,7 +3,7 @@
 // receivers and implicit this; object creation; extends/implements; parameter and return types.
 import type { Tree } from 'web-tree-sitter';
 import type { Extraction, NodeKind } from '../types.ts';
-import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError } from './common.ts';
+import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError, VarTypes } from './common.ts';
 
 const TYPE_DECLS: Record<string, NodeKind> = {
   class_declaration: 'class',
@@ -16,12 +16,8 @@ const TYPE_DECLS: Record<string, NodeKind> = {
 export function extractJava(path: string, text: string, tree: Tree): Extraction {
   const b = new Builder(path, text);
   const root = tree.rootNode;
-  const varTypes = new Map<string, string | null>();
-  const noteType = (key: string, type: string | undefined) => {
-    if (!type) return;
-    const prev = varTypes.get(key);
-    varTypes.set(key, prev === undefined || prev === type ? type : null);
-  };
+  const varTypes = new VarTypes();
+  const noteType = (key: string, type: string | undefined) => varTypes.note(key, type);
   const typeRefs = (owner: string, t: Node | null, type: 'has_param_type' | 'returns_type') => {
     if (!t) return;
     const ids = t.type === 'type_identifier' ? [t] : t.descendantsOfType('type_identifier');

@@ -5,7 +5,7 @@
 import type { Tree } from 'web-tree-sitter';
 import type { Extraction, NodeKind } from '../types.ts';
 import { symbolUid } from '../uid.ts';
-import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError } from './common.ts';
+import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError, VarTypes } from './common.ts';
 
 const ITEMS: Record<string, NodeKind> = {
   function_item: 'function',
@@ -23,12 +23,8 @@ const ITEMS: Record<string, NodeKind> = {
 export function extractRust(path: string, text: string, tree: Tree): Extraction {
   const b = new Builder(path, text);
   const root = tree.rootNode;
-  const varTypes = new Map<string, string | null>();
-  const noteType = (key: string, type: string | undefined) => {
-    if (!type) return;
-    const prev = varTypes.get(key);
-    varTypes.set(key, prev === undefined || prev === type ? type : null);
-  };
+  const varTypes = new VarTypes();
+  const noteType = (key: string, type: string | undefined) => varTypes.note(key, type);
   const typeRefs = (owner: string, t: Node | null, type: 'has_param_type' | 'returns_type') => {
     if (!t) return;
     const ids = t.type === 'type_identifier' ? [t] : t.descendantsOfType('type_identifier');

@@ -2,7 +2,7 @@
 // constructions, heritage and parameter/return types. Names only; resolution is in resolve.ts.
 import type { Tree } from 'web-tree-sitter';
 import type { Extraction, NodeKind } from '../types.ts';
-import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError } from './common.ts';
+import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError, VarTypes } from './common.ts';
 
 const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const CLASS_DECLS = new Set(['class_declaration', 'abstract_class_declaration', 'class']);
@@ -12,12 +12,8 @@ export function extractTypeScript(path: string, text: string, tree: Tree): Extra
   const root = tree.rootNode;
   // name → type name, for `v.m()` where v was declared `v: T` or `= new T()`; per file (cheap and
   // almost always unambiguous), with `this.f` fields keyed `Class.this.f`.
-  const varTypes = new Map<string, string | null>();
-  const noteType = (key: string, type: string | undefined) => {
-    if (!type) return;
-    const prev = varTypes.get(key);
-    varTypes.set(key, prev === undefined || prev === type ? type : null);
-  };
+  const varTypes = new VarTypes();
+  const noteType = (key: string, type: string | undefined) => varTypes.note(key, type);
 
   const typeParamsOf = (n: Node): Set<string> => {
     const tp = n.childForFieldName('type_parameters');
