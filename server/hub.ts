@@ -17,6 +17,7 @@ import { catalog } from './tools/catalog.ts';
 import type { CallerInfo, HubServices, ToolContext } from './tools/context.ts';
 import type { AnyTool } from './tools/define.ts';
 import { ToolRegistry } from './tools/registry.ts';
+import { runTool } from './tools/run.ts';
 
 export const DB_FILE_NAME = 'hub.db';
 
@@ -33,8 +34,11 @@ export interface Hub {
   calls: CallRecorder;
   /** MCP sessions and their lifecycle (presence). */
   sessions: SessionTracker;
-  /** Records one finished call (the adapters call it once the answer is serialised). */
-  recordCall(call: FinishedCall): void;
+  /**
+   * Serves one call for an adapter (MCP or REST): runs the tool, puts the envelope on the wire the way
+   * that face does (`serialise`), and records the call with the size actually sent.
+   */
+  call(tool: AnyTool, input: unknown, options: CallOptions): Promise<{ envelope: Envelope; text: string }>;
   /** A context for one call; `signal` and `progress` come from the adapter serving it. */
   context(caller: CallerInfo, extra?: Partial<Pick<ToolContext, 'signal' | 'progress'>>): ToolContext;
   /** Starts background work (indexers, watchers). The hub answers before it finishes. */
@@ -42,14 +46,14 @@ export interface Hub {
   close(): Promise<void>;
 }
 
-export interface FinishedCall {
-  tool: AnyTool;
+export interface CallOptions {
   caller: CallerInfo;
-  input: unknown;
-  envelope: Envelope;
-  startedAt: number;
-  durationMs: number;
-  bytes: number;
+  /** true on MCP (the 32 KB agent budget), false for the browser. */
+  applyBudget: boolean;
+  signal?: AbortSignal;
+  progress?: ToolContext['progress'];
+  /** The face's wire form of the envelope; it is what the caller sends and what is recorded. */
+  serialise: (envelope: Envelope) => string;
 }
 
 export interface CreateHubOptions {
@@ -107,8 +111,15 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     services,
     calls,
     sessions,
-    recordCall({ tool, caller, input, envelope, startedAt, durationMs, bytes }) {
-      if (config.recordCalls) calls.record(tool, caller, input, envelope, startedAt, durationMs, bytes);
+    async call(tool, input, { caller, applyBudget, signal, progress, serialise }) {
+      const startedAt = Date.now();
+      const t0 = performance.now();
+      const ctx = this.context(caller, { ...(signal ? { signal } : {}), ...(progress ? { progress } : {}) });
+      const envelope = await runTool(tool, input, { applyBudget, ctx });
+      const text = serialise(envelope);
+      const durationMs = performance.now() - t0;
+      if (config.recordCalls)
+        calls.record(tool, caller, input, envelope, startedAt, durationMs, Buffer.byteLength(text));
       if (caller.mcpSessionId) {
         const agent = (input as { agent_session?: unknown } | null)?.agent_session;
         sessions.called(caller.mcpSessionId, tool.name, typeof agent === 'string' ? agent : null, {
@@ -116,6 +127,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
           ...(caller.clientVersion ? { version: caller.clientVersion } : {}),
         });
       }
+      return { envelope, text };
     },
     context(caller, extra = {}) {
       return {

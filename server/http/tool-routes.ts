@@ -6,7 +6,6 @@ import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Hub } from '../hub.ts';
 import type { AnyTool } from '../tools/define.ts';
-import { runTool } from '../tools/run.ts';
 import { ERROR_RESPONSES, okResponseSchema } from './schemas.ts';
 import { RETRY_AFTER_SECONDS, unwrap } from './unwrap.ts';
 
@@ -105,23 +104,16 @@ export function toolRoute(hub: Hub, tool: AnyTool): RouteOptions {
     validatorCompiler: passThroughValidator,
     serializerCompiler: plainSerializer,
     handler: async (request, reply) => {
-      const startedAt = Date.now();
-      const t0 = performance.now();
-      const caller = { transport: 'rest' } as const;
-      const ctx = hub.context(caller, { signal: abortSignalOf(request) });
-      const input = inputOf(request, tool, rest, params);
-      const envelope = await runTool(tool, input, { applyBudget: false, ctx });
-      const { status, body } = unwrap(envelope);
-      // Serialised here, once, so the recorded size is the size sent.
-      const text = JSON.stringify(body);
-      hub.recordCall({
-        tool,
-        caller,
-        input,
-        envelope,
-        startedAt,
-        durationMs: performance.now() - t0,
-        bytes: Buffer.byteLength(text),
+      let status = 200;
+      const { text } = await hub.call(tool, inputOf(request, tool, rest, params), {
+        caller: { transport: 'rest' },
+        applyBudget: false,
+        signal: abortSignalOf(request),
+        serialise: (envelope) => {
+          const unwrapped = unwrap(envelope);
+          status = unwrapped.status;
+          return JSON.stringify(unwrapped.body);
+        },
       });
       if (status === 503) reply.header('retry-after', String(RETRY_AFTER_SECONDS));
       return reply.code(status).type('application/json; charset=utf-8').send(text);

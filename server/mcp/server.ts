@@ -12,7 +12,6 @@ import {
 import { type Envelope, envelopeSchemaFor, fail } from '../../shared/envelope/index.ts';
 import type { Hub } from '../hub.ts';
 import type { AnyTool } from '../tools/define.ts';
-import { runTool } from '../tools/run.ts';
 import { HUB_VERSION } from '../version.ts';
 import { toMcpJsonSchema } from './json-schema.ts';
 
@@ -93,38 +92,25 @@ export function createMcpServer(hub: Hub): Server {
     }
     const progressToken = request.params._meta?.progressToken;
     const client = server.getClientVersion();
-    const startedAt = Date.now();
-    const t0 = performance.now();
     const caller = {
       transport: 'mcp' as const,
       ...(extra.sessionId ? { mcpSessionId: extra.sessionId } : {}),
       ...(client ? { clientName: client.name, clientVersion: client.version } : {}),
     };
-    const ctx = hub.context(caller, {
+    const { envelope, text } = await hub.call(tool, args ?? {}, {
+      caller,
+      applyBudget: true,
       signal: extra.signal,
-      progress:
-        progressToken === undefined
-          ? () => {}
-          : (report) => {
+      ...(progressToken === undefined
+        ? {}
+        : {
+            progress: (report) => {
               extra
-                .sendNotification({
-                  method: 'notifications/progress',
-                  params: { progressToken, ...report },
-                })
+                .sendNotification({ method: 'notifications/progress', params: { progressToken, ...report } })
                 .catch(() => {});
             },
-    });
-    const input = args ?? {};
-    const envelope = await runTool(tool, input, { applyBudget: true, ctx });
-    const text = JSON.stringify(envelope);
-    hub.recordCall({
-      tool,
-      caller,
-      input,
-      envelope,
-      startedAt,
-      durationMs: performance.now() - t0,
-      bytes: Buffer.byteLength(text),
+          }),
+      serialise: (e) => JSON.stringify(e),
     });
     return toCallResult(envelope, text);
   });
