@@ -31,6 +31,15 @@ export function openSse(
         headers: { accept: 'text/event-stream', ...headers },
       },
       (res) => {
+        if (res.statusCode !== 200) {
+          // Say why, instead of a client that waits for events that will never come.
+          let body = '';
+          res.on('data', (c) => (body += c));
+          res.on('end', () =>
+            reject(new Error(`the stream answered ${res.statusCode}: ${body.slice(0, 300)}`)),
+          );
+          return;
+        }
         const events: SseEvent[] = [];
         const waiters: { predicate: (e: SseEvent) => boolean; resolve: (e: SseEvent) => void }[] = [];
         let buffer = '';
