@@ -17,7 +17,7 @@ import { catalog } from './tools/catalog.ts';
 import type { CallerInfo, HubServices, ToolContext } from './tools/context.ts';
 import type { AnyTool } from './tools/define.ts';
 import { ToolRegistry } from './tools/registry.ts';
-import { runTool } from './tools/run.ts';
+import { answerTool, runTool } from './tools/run.ts';
 
 export const DB_FILE_NAME = 'hub.db';
 
@@ -52,8 +52,11 @@ export interface CallOptions {
   applyBudget: boolean;
   signal?: AbortSignal;
   progress?: ToolContext['progress'];
-  /** The face's wire form of the envelope; it is what the caller sends and what is recorded. */
-  serialise: (envelope: Envelope) => string;
+  /**
+   * The face's wire form of the envelope; it is what the caller sends and what is recorded. Without it,
+   * the envelope's own JSON (MCP), which a small answer gets from the serialisation that measured it.
+   */
+  serialise?: (envelope: Envelope) => string;
 }
 
 export interface CreateHubOptions {
@@ -115,8 +118,10 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       const startedAt = Date.now();
       const t0 = performance.now();
       const ctx = this.context(caller, { ...(signal ? { signal } : {}), ...(progress ? { progress } : {}) });
-      const envelope = await runTool(tool, input, { applyBudget, ctx });
-      const text = serialise(envelope);
+      const run = { applyBudget, ctx };
+      const { envelope, text } = serialise
+        ? await runTool(tool, input, run).then((envelope) => ({ envelope, text: serialise(envelope) }))
+        : await answerTool(tool, input, run);
       const durationMs = performance.now() - t0;
       if (config.recordCalls)
         calls.record(tool, caller, input, envelope, startedAt, durationMs, Buffer.byteLength(text));

@@ -2,18 +2,19 @@
 // tools/call through runTool with the 32 KB agent budget. Tool errors are results with isError, never
 // JSON-RPC errors. The low-level Server is used because McpServer.registerTool only takes zod schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { Protocol } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   CallToolRequestSchema,
-  type CallToolResult,
   type JSONRPCMessage,
   ListToolsRequestSchema,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { type Envelope, envelopeSchemaFor, fail } from '../../shared/envelope/index.ts';
+import { envelopeSchemaFor, fail } from '../../shared/envelope/index.ts';
 import type { Hub } from '../hub.ts';
 import type { AnyTool } from '../tools/define.ts';
 import { HUB_VERSION } from '../version.ts';
 import { toMcpJsonSchema } from './json-schema.ts';
+import { toCallResult } from './wire.ts';
 
 const listings = new WeakMap<AnyTool, Tool>();
 
@@ -36,14 +37,6 @@ function listingOf(tool: AnyTool): Tool {
     listings.set(tool, listing);
   }
   return listing;
-}
-
-export function toCallResult(envelope: Envelope, text = JSON.stringify(envelope)): CallToolResult {
-  return {
-    content: [{ type: 'text', text }],
-    structuredContent: envelope as unknown as Record<string, unknown>,
-    isError: !envelope.ok,
-  };
 }
 
 /**
@@ -82,7 +75,11 @@ export function createMcpServer(hub: Hub): Server {
     tools: hub.registry.enabled(hub.modules).map(listingOf),
   }));
 
-  server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+  // Registered on the protocol layer, past Server's own tools/call wrapper: that wrapper parses the
+  // request a second time and copies the result through zod, which would drop the envelope text the
+  // transport splices (wire.ts). The protocol layer still parses the request against the schema.
+  const onProtocol = Protocol.prototype.setRequestHandler as Server['setRequestHandler'];
+  onProtocol.call(server, CallToolRequestSchema, async (request, extra) => {
     const { name, arguments: args } = request.params;
     const tool = hub.registry.forMcp(name);
     if (!tool) {
@@ -110,7 +107,6 @@ export function createMcpServer(hub: Hub): Server {
                 .catch(() => {});
             },
           }),
-      serialise: (e) => JSON.stringify(e),
     });
     return toCallResult(envelope, text);
   });

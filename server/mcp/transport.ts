@@ -15,6 +15,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { messageJson } from './wire.ts';
 
 const MAX_BATCH = 100;
 const KEEPALIVE_MS = 15_000;
@@ -231,26 +232,26 @@ export class NodeStreamableTransport implements Transport {
     if (requestId === undefined) {
       // Server-initiated (list_changed, log messages): the session's GET stream, when one is open.
       if (this.standalone && !this.standalone.writableEnded)
-        this.standalone.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+        this.standalone.write(`event: message\ndata: ${messageJson(message)}\n\n`);
       return;
     }
     const stream = this.byRequest.get(requestId);
     if (!stream || stream.res.writableEnded || stream.res.destroyed) return;
     if (!response) {
       // A notification about a request (progress): only an SSE answer can carry it.
-      if (stream.sse) stream.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+      if (stream.sse) stream.res.write(`event: message\ndata: ${messageJson(message)}\n\n`);
       return;
     }
     stream.responses.set(requestId, message);
     stream.order.push(requestId);
     stream.pending.delete(requestId);
-    if (stream.sse) stream.res.write(`event: message\ndata: ${JSON.stringify(message)}\n\n`);
+    if (stream.sse) stream.res.write(`event: message\ndata: ${messageJson(message)}\n\n`);
     if (stream.pending.size > 0) return;
     if (stream.sse) {
       stream.res.end();
     } else {
       const answers = stream.order.map((id) => stream.responses.get(id));
-      const text = JSON.stringify(answers.length === 1 ? answers[0] : answers);
+      const text = answers.length === 1 ? messageJson(answers[0]) : `[${answers.map(messageJson).join(',')}]`;
       stream.res.writeHead(200, this.headers({ 'content-type': 'application/json' })).end(text);
     }
     this.release(stream);

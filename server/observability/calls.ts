@@ -1,6 +1,7 @@
 // Records every tool call, from MCP or REST. A call costs a push onto an in-memory batch; the batch is
 // written in one transaction every FLUSH_MS (or sooner when it fills), so recording never waits on the
 // disk. Counters for /metrics are kept in memory since the process started, as Prometheus expects.
+import type { Statement } from 'better-sqlite3';
 import type { Logger } from 'pino';
 import type { Envelope } from '../../shared/envelope/index.ts';
 import type { Db } from '../db/open.ts';
@@ -33,6 +34,11 @@ export interface RetentionPolicy {
 export const DEFAULT_RETENTION: RetentionPolicy = { maxAgeMs: 7 * 24 * 3600_000, maxRows: 200_000 };
 const FLUSH_MS = 250;
 const FLUSH_ROWS = 500;
+/** Rows per INSERT statement: one native call and one statement step for many rows. */
+const ROWS_PER_INSERT = 50;
+const COLUMNS = `at, tool, module, transport, mcp_session, client_name, client_version, agent_session,
+  duration_ms, ok, error_category, response_bytes, truncated`;
+const ROW_PARAMS = `(${Array(13).fill('?').join(', ')})`;
 /** Rows kept in memory while the database refuses writes; beyond it the oldest are dropped and counted. */
 const MAX_PENDING = 20_000;
 
@@ -42,7 +48,8 @@ export class CallRecorder {
   private pending: ToolCallRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly retentionTimer: NodeJS.Timeout;
-  private readonly insert;
+  /** INSERT statements by row count, prepared on first use (a full chunk, then the odd remainders). */
+  private readonly inserts = new Map<number, Statement>();
   private readonly listeners = new Set<CallListener>();
   /** Rows dropped because the database refused writes for too long. */
   dropped = 0;
@@ -60,12 +67,6 @@ export class CallRecorder {
     private readonly retention: RetentionPolicy = DEFAULT_RETENTION,
     private readonly now: () => number = Date.now,
   ) {
-    this.insert = db.prepare(
-      `INSERT INTO tool_calls (at, tool, module, transport, mcp_session, client_name, client_version, agent_session,
-         duration_ms, ok, error_category, response_bytes, truncated)
-       VALUES (@at, @tool, @module, @transport, @mcp_session, @client_name, @client_version, @agent_session,
-         @duration_ms, @ok, @error_category, @response_bytes, @truncated)`,
-    );
     this.retentionTimer = setInterval(() => this.applyRetention(), 5 * 60_000);
     this.retentionTimer.unref();
   }
@@ -150,7 +151,28 @@ export class CallRecorder {
     try {
       this.db
         .transaction(() => {
-          for (const r of batch) this.insert.run({ ...r, ok: r.ok ? 1 : 0, truncated: r.truncated ? 1 : 0 });
+          for (let from = 0; from < batch.length; from += ROWS_PER_INSERT) {
+            const rows = batch.slice(from, from + ROWS_PER_INSERT);
+            const values: unknown[] = [];
+            for (const r of rows) {
+              values.push(
+                r.at,
+                r.tool,
+                r.module,
+                r.transport,
+                r.mcp_session,
+                r.client_name,
+                r.client_version,
+                r.agent_session,
+                r.duration_ms,
+                r.ok ? 1 : 0,
+                r.error_category,
+                r.response_bytes,
+                r.truncated ? 1 : 0,
+              );
+            }
+            this.insertFor(rows.length).run(values);
+          }
         })
         .immediate();
     } catch (err) {
@@ -160,6 +182,17 @@ export class CallRecorder {
       this.timer = setTimeout(() => this.flush(), FLUSH_MS * 8);
       this.timer.unref();
     }
+  }
+
+  private insertFor(rows: number): Statement {
+    let statement = this.inserts.get(rows);
+    if (!statement) {
+      statement = this.db.prepare(
+        `INSERT INTO tool_calls (${COLUMNS}) VALUES ${Array(rows).fill(ROW_PARAMS).join(', ')}`,
+      );
+      this.inserts.set(rows, statement);
+    }
+    return statement;
   }
 
   applyRetention(): number {

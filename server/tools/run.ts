@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import type { TObject } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
-import { type Envelope, type ErrorCategory, fail, ok } from '../../shared/envelope/index.ts';
+import { type Envelope, type ErrorCategory, fail, okWithText } from '../../shared/envelope/index.ts';
 import { attachedFiles, type Db } from '../db/open.ts';
 import { threadName } from '../logger.ts';
 import type { ToolContext } from './context.ts';
@@ -142,52 +142,84 @@ function forensics(tool: string, err: unknown, ctx: ToolContext, db: Db): string
 
 /** Runs one tool call. Always resolves with an envelope. */
 export async function runTool(tool: AnyTool, input: unknown, options: RunOptions): Promise<Envelope> {
+  return (await execute(tool, input, options)).envelope;
+}
+
+export interface ToolAnswer {
+  envelope: Envelope;
+  /** Exactly JSON.stringify(envelope): what the MCP face sends. */
+  text: string;
+}
+
+/**
+ * runTool and the envelope's JSON text. A successful answer small enough to be measured whole is
+ * serialised once in all: the text is the serialisation ok() measured it with.
+ */
+export async function answerTool(tool: AnyTool, input: unknown, options: RunOptions): Promise<ToolAnswer> {
+  const { envelope, text } = await execute(tool, input, options);
+  return { envelope, text: text ?? JSON.stringify(envelope) };
+}
+
+/** The envelope, with its text when ok() had it anyway. */
+async function execute(
+  tool: AnyTool,
+  input: unknown,
+  options: RunOptions,
+): Promise<{ envelope: Envelope; text?: string | undefined }> {
   const { ctx, applyBudget } = options;
   if (!ctx.modules.isEnabled(tool.module)) {
-    return fail(
+    return failed(
       'module_disabled',
       `${tool.name} belongs to the "${tool.module}" module, which is disabled in this project; run \`cos module enable ${tool.module}\` (or enable it under Settings in the hub) and retry`,
     );
   }
   const args = input ?? {};
   const invalid = describeInputErrors(tool, args);
-  if (invalid) return fail('validation', invalid);
+  if (invalid) return failed('validation', invalid);
   let data: unknown;
   try {
     data = await tool.handler(ctx, args);
   } catch (err) {
     if (err instanceof ToolError) {
-      return fail(err.category, err.message, err.retryable === undefined ? {} : { retryable: err.retryable });
+      return failed(
+        err.category,
+        err.message,
+        err.retryable === undefined ? {} : { retryable: err.retryable },
+      );
     }
     const errorId = forensics(tool.name, err, ctx, ctx.db);
     const known = classify(err);
     if (known)
-      return fail(
+      return failed(
         known.category,
         `${known.message} (error id ${errorId})`,
         known.retryable === undefined ? {} : { retryable: known.retryable },
       );
-    return fail(
+    return failed(
       'internal',
       `${tool.name} failed unexpectedly; the hub log has the details under error id ${errorId}`,
     );
   }
   try {
-    const envelope = ok(data, { meta: { layer: tool.layer }, applyBudget });
-    if (envelope.ok && isUnshrinkable(envelope.data)) {
+    const answer = okWithText(data, { meta: { layer: tool.layer }, applyBudget });
+    if (isUnshrinkable(answer.envelope.data)) {
       ctx.logger.error(
         { tool: tool.name, thread: threadName() },
         `tool ${tool.name} returned an envelope that could not be shrunk to the agent budget`,
       );
     }
-    return envelope;
+    return answer;
   } catch (err) {
     const errorId = forensics(tool.name, err, ctx, ctx.db);
-    return fail(
+    return failed(
       'internal',
       `${tool.name} produced an answer that could not be serialised; error id ${errorId}`,
     );
   }
+}
+
+function failed(...args: Parameters<typeof fail>): { envelope: Envelope } {
+  return { envelope: fail(...args) };
 }
 
 function isUnshrinkable(data: unknown): boolean {

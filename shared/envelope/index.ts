@@ -82,6 +82,19 @@ export function ok<T>(data: T, options: OkOptions = {}): OkEnvelope<T> {
 }
 
 /**
+ * ok() and, when it comes free, the envelope's JSON text: exactly `JSON.stringify(envelope)`. The common
+ * answer, small enough to be measured whole, has it (the serialisation that measured it, so the MCP face
+ * serialises the envelope once in all); a trimmed one has `undefined`, to be serialised by the caller.
+ */
+export function okWithText<T>(
+  data: T,
+  options: OkOptions = {},
+): { envelope: OkEnvelope<T>; text: string | undefined } {
+  const { envelope, text } = okWithStats(data, options);
+  return { envelope: envelope as OkEnvelope<T>, text };
+}
+
+/**
  * Error envelope. `retryable` defaults per category (only transient and unavailable are retryable).
  * An unknown category is a programming error and throws.
  */

@@ -150,6 +150,10 @@ class Trimmer {
   /** The top-level list a sibling `count` describes, decided on the original payload. */
   readonly countKey: string | undefined;
   private readonly verify: boolean;
+  /** The committed envelope serialised with tokens_estimated 0, when run() measured it whole. */
+  private wholeText: string | undefined;
+  /** JSON.stringify of the final envelope, when finish() could derive it without serialising again. */
+  text: string | undefined;
 
   constructor(body: Json, meta: Json, internal: InternalOptions) {
     this.body = body;
@@ -175,6 +179,12 @@ class Trimmer {
     return costOf(serialise(this.envelope(body), this.stats));
   }
 
+  /** Measures the committed body and keeps its text, which finish() can turn into the final text. */
+  measureWhole(): Cost {
+    this.wholeText = serialise(this.envelope(), this.stats);
+    return costOf(this.wholeText);
+  }
+
   countDigitsFor(key: string): number {
     return key === this.countKey ? digitsOf(this.body.count as number) : 0;
   }
@@ -188,7 +198,7 @@ class Trimmer {
     let whole: Cost | undefined;
     if (this.looksSmall()) {
       // Most answers are a few KB: one plain serialisation settles them faster than any skeleton.
-      whole = this.measureEnvelope(this.body);
+      whole = this.measureWhole();
       if (fitsBudget(whole, this.budget)) return result(whole, true);
     }
     let current: Cost | undefined;
@@ -204,7 +214,7 @@ class Trimmer {
     if (afterStrings !== undefined) return result(afterStrings);
     if (current !== undefined) return result(current);
     // Nothing anywhere could be cut: the body as it is, priced exactly.
-    return result(whole ?? this.measureEnvelope(this.body), true);
+    return result(whole ?? this.measureWhole(), true);
   }
 
   /**
@@ -635,6 +645,7 @@ class Trimmer {
     }
     const settled = settleTokens(final.a, final.n);
     this.meta.tokens_estimated = settled.tokens;
+    if (exact && !this.meta.envelope_unshrinkable) this.text = withTokens(this.wholeText, settled.tokens);
     // Uncut bodies are priced from whole items, which leaves nothing for the model to get wrong; a cut
     // body is small, so checking it costs next to nothing.
     const worthChecking = this.meta.truncated === true && settled.length <= VERIFY_BELOW_CHARS;
@@ -654,6 +665,18 @@ class Trimmer {
     }
     this.meta.tokens_estimated = settleTokens(placeholder.a, placeholder.n).tokens;
   }
+}
+
+const UNSETTLED_TAIL = '"tokens_estimated":0,"truncated":false}}}';
+
+/**
+ * The final text from the one measured with tokens_estimated 0: meta is the body's last key and those
+ * are its last two keys, so the number sits in a fixed tail. Anything else is left to the caller's
+ * JSON.stringify (undefined).
+ */
+function withTokens(measured: string | undefined, tokens: number): string | undefined {
+  if (measured === undefined || !measured.endsWith(UNSETTLED_TAIL)) return undefined;
+  return `${measured.slice(0, -UNSETTLED_TAIL.length)}"tokens_estimated":${tokens},"truncated":false}}}`;
 }
 
 /** Small enough that checking the model against the text costs next to nothing. */
@@ -737,8 +760,8 @@ export function okWithStats(
   data: unknown,
   options: OkOptions = {},
   internal: InternalOptions = {},
-): { envelope: { ok: true; data: unknown }; stats: TrimStats } {
-  if (!isPlainObject(data)) return { envelope: { ok: true, data }, stats: newStats() };
+): { envelope: { ok: true; data: unknown }; stats: TrimStats; text: string | undefined } {
+  if (!isPlainObject(data)) return { envelope: { ok: true, data }, stats: newStats(), text: undefined };
   const meta: Json = {};
   mergeCallerMeta(meta, data.meta, 'data.meta');
   mergeCallerMeta(meta, options.meta, 'options.meta');
@@ -753,10 +776,10 @@ export function okWithStats(
   const trimmer = new Trimmer(body, meta, internal);
   const applyBudget = options.applyBudget !== false;
   if (!applyBudget) {
-    trimmer.finish(trimmer.measureEnvelope(body), true, false, true);
+    trimmer.finish(trimmer.measureWhole(), true, false, true);
   } else {
     const { cost, fits, exact } = trimmer.run();
     trimmer.finish(cost, fits, true, exact);
   }
-  return { envelope: trimmer.envelope(), stats: trimmer.stats };
+  return { envelope: trimmer.envelope(), stats: trimmer.stats, text: trimmer.text };
 }

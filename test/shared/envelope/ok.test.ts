@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { estimateTokens, ok } from '../../../shared/envelope/index.ts';
+import { estimateTokens, ok, okWithText } from '../../../shared/envelope/index.ts';
+import { okWithStats } from '../../../shared/envelope/trim.ts';
 import { okChecked, range } from './helpers.ts';
 
 describe('ok(): shape and meta', () => {
@@ -15,6 +16,23 @@ describe('ok(): shape and meta', () => {
       },
     });
     assert.deepEqual(Object.keys(envelope.data), ['task_id', 'status', 'meta']);
+  });
+
+  it("okWithText: a small answer is serialised once, and its text is the envelope's JSON", () => {
+    const data = { rows: range(20).map((i) => ({ id: i, title: `"row" ${i} 文` })), count: 20 };
+    const { envelope, text } = okWithText(data, { meta: { layer: 'tasks' } });
+    assert.equal(text, JSON.stringify(envelope));
+    assert.ok(envelope.data.meta.tokens_estimated > 0);
+    const { stats, text: handedBack } = okWithStats(data, { meta: { layer: 'tasks' } });
+    assert.equal(stats.serialisations, 1);
+    assert.equal(handedBack, text);
+  });
+
+  it('okWithText: a trimmed answer leaves the serialising to the caller', () => {
+    const data = { results: range(20_000).map((i) => ({ id: i, body: 'x'.repeat(20) })) };
+    const { envelope, text } = okWithText(data);
+    assert.equal(envelope.data.meta.truncated, true);
+    assert.equal(text, undefined);
   });
 
   it('passes lists, scalars and null through without meta, and never trims them', () => {

@@ -11,7 +11,7 @@ import {
   TRIMMABLE_LIST_KEYS,
   TRUNCATION_SUFFIX,
 } from '../../../shared/envelope/index.ts';
-import { joinPath } from '../../../shared/envelope/trim.ts';
+import { joinPath, okWithStats } from '../../../shared/envelope/trim.ts';
 import { isTrimOf, type Json, okChecked, withoutMeta } from './helpers.ts';
 
 const RUNS = { numRuns: 1000 };
@@ -172,6 +172,20 @@ describe('envelope properties', () => {
       }),
       RUNS,
     );
+  });
+
+  it('the text ok() hands back is exactly JSON.stringify of its envelope', () => {
+    let handedBack = 0;
+    fc.assert(
+      fc.property(payload, budget, fc.boolean(), (original, limit, applyBudget) => {
+        const { envelope, text } = okWithStats(original, { applyBudget }, { budget: limit });
+        if (text === undefined) return;
+        handedBack++;
+        assert.equal(text, JSON.stringify(envelope));
+      }),
+      RUNS,
+    );
+    assert.ok(handedBack > RUNS.numRuns / 10, `only ${handedBack} answers came with their text`);
   });
 
   it('truncated is true exactly when the body changed', () => {

@@ -1,0 +1,40 @@
+// The spliced JSON-RPC answer must be byte for byte what JSON.stringify would have sent.
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import fc from 'fast-check';
+import { messageJson, toCallResult } from '../../../server/mcp/wire.ts';
+import { fail, okWithText } from '../../../shared/envelope/index.ts';
+
+const answer = (id: string | number, result: unknown) => ({ result, jsonrpc: '2.0', id });
+
+describe('MCP wire: tools/call answers spliced from the envelope text', () => {
+  it('equals JSON.stringify of the same message for any payload and id', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue()),
+        fc.oneof(fc.string({ unit: 'binary' }), fc.integer()),
+        (data, id) => {
+          const { envelope, text } = okWithText(data);
+          const message = answer(id, toCallResult(envelope, text ?? JSON.stringify(envelope)));
+          assert.equal(messageJson(message), JSON.stringify(message));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
+
+  it('error envelopes say isError: true', () => {
+    const envelope = fail('validation', 'limit: "expected" \u2028 a number');
+    const json = messageJson(answer(7, toCallResult(envelope)));
+    assert.equal(json, JSON.stringify(answer(7, toCallResult(envelope))));
+    assert.equal(JSON.parse(json).result.isError, true);
+  });
+
+  it('serialises anything it cannot splice the ordinary way', () => {
+    const result = toCallResult(fail('not_found', 'no such task'));
+    const extra = { ...answer(1, { ...result, _meta: { a: 1 } }) };
+    assert.equal(messageJson(extra), JSON.stringify(extra));
+    const notification = { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } };
+    assert.equal(messageJson(notification), JSON.stringify(notification));
+  });
+});
