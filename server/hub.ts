@@ -40,17 +40,22 @@ export interface Hub {
    */
   call(tool: AnyTool, input: unknown, options: CallOptions): Promise<{ envelope: Envelope; text: string }>;
   /** A context for one call; `signal` and `progress` come from the adapter serving it. */
-  context(caller: CallerInfo, extra?: Partial<Pick<ToolContext, 'signal' | 'progress'>>): ToolContext;
+  context(caller: CallerInfo, extra?: ContextExtras): ToolContext;
   /** Starts background work (indexers, watchers). The hub answers before it finishes. */
   start(): Promise<void>;
   close(): Promise<void>;
 }
 
-export interface CallOptions {
+export interface ContextExtras {
+  /** The call's signal, or a function that makes it when a tool first asks (AbortSignals cost µs). */
+  signal?: AbortSignal | (() => AbortSignal);
+  progress?: ToolContext['progress'];
+}
+
+export interface CallOptions extends ContextExtras {
   caller: CallerInfo;
   /** true on MCP (the 32 KB agent budget), false for the browser. */
   applyBudget: boolean;
-  signal?: AbortSignal;
   progress?: ToolContext['progress'];
   /**
    * The face's wire form of the envelope; it is what the caller sends and what is recorded. Without it,
@@ -72,6 +77,7 @@ export interface CreateHubOptions {
 }
 
 const NEVER_ABORTED = new AbortController().signal;
+const NO_PROGRESS = () => {};
 
 export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   mkdirSync(config.stateDir, { recursive: true });
@@ -135,6 +141,8 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       return { envelope, text };
     },
     context(caller, extra = {}) {
+      const signal = extra.signal ?? NEVER_ABORTED;
+      let made: AbortSignal | undefined;
       return {
         config,
         db,
@@ -143,8 +151,12 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
         modules,
         events,
         caller,
-        signal: extra.signal ?? NEVER_ABORTED,
-        progress: extra.progress ?? (() => {}),
+        get signal() {
+          if (typeof signal !== 'function') return signal;
+          made ??= signal();
+          return made;
+        },
+        progress: extra.progress ?? NO_PROGRESS,
       };
     },
     async start() {

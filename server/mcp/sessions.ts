@@ -3,7 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Hub } from '../hub.ts';
-import { answerMalformedCall, createMcpServer } from './server.ts';
+import { createMcpServer } from './server.ts';
+import { ToolCalls } from './tools-call.ts';
 import { NodeStreamableTransport } from './transport.ts';
 
 export interface McpSession {
@@ -71,9 +72,9 @@ export class McpSessions {
   /** A transport for an initialize request; it joins the table once the SDK has assigned its session id. */
   async create(): Promise<NodeStreamableTransport> {
     const server = createMcpServer(this.hub);
-    const transport = new NodeStreamableTransport({
+    const transport: NodeStreamableTransport = new NodeStreamableTransport({
       sessionIdGenerator: () => randomUUID(),
-      intercept: answerMalformedCall,
+      intercept: (message) => toolCalls.intercept(message),
       onsessioninitialized: (id) => {
         const at = this.now();
         this.sessions.set(id, { id, transport, server, createdAt: at, lastActivityAt: at });
@@ -82,6 +83,7 @@ export class McpSessions {
       },
       onsessionclosed: (id) => this.end(id, 'deleted'),
     });
+    const toolCalls = new ToolCalls(this.hub, server, transport);
     transport.onclose = () => {
       if (transport.sessionId) this.end(transport.sessionId, 'closed');
     };

@@ -42,13 +42,26 @@ interface PostStream {
 export interface NodeTransportOptions {
   sessionIdGenerator: () => string;
   /**
-   * Answers a request before the protocol layer sees it, when it returns a response. The hub uses it
-   * for tools/call with arguments that are not an object, which the SDK would refuse as a JSON-RPC
-   * error instead of the validation envelope agents are promised.
+   * Sees every incoming message before the protocol layer. Returning true takes it: the interceptor
+   * answers a request through send(), and the protocol layer never sees it (the hub's tools/call).
    */
-  intercept?: (request: Message) => JSONRPCMessage | undefined;
+  intercept?: (message: Message) => boolean;
   onsessioninitialized?: (sessionId: string) => void;
   onsessionclosed?: (sessionId: string) => void;
+}
+
+/**
+ * One JSON answer. With its length in the head, Node writes head and body in one piece; without it,
+ * writeHead() commits to chunked encoding and every answer costs a five-part writev.
+ */
+function writeJson(res: ServerResponse, status: number, body: string, headers: Record<string, string>): void {
+  res
+    .writeHead(status, {
+      ...headers,
+      'content-type': 'application/json',
+      'content-length': String(Buffer.byteLength(body)),
+    })
+    .end(body);
 }
 
 function wantsProgress(m: Message): boolean {
@@ -85,7 +98,7 @@ export class NodeStreamableTransport implements Transport {
   ): undefined {
     this.onerror?.(new Error(message));
     const body = JSON.stringify({ jsonrpc: '2.0', error: { code, message }, id: null });
-    res.writeHead(status, { 'content-type': 'application/json', ...extra }).end(body);
+    writeJson(res, status, body, extra);
     return undefined;
   }
 
@@ -151,7 +164,7 @@ export class NodeStreamableTransport implements Transport {
     if (requests.length === 0) {
       // Notifications and responses only: accepted, nothing to answer.
       res.writeHead(202, this.headers({})).end();
-      for (const m of messages) this.onmessage?.(m as JSONRPCMessage);
+      for (const m of messages) if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
       return;
     }
     const stream: PostStream = {
@@ -178,9 +191,7 @@ export class NodeStreamableTransport implements Transport {
     // A client that goes away before its answers are ready frees its stream; late answers are dropped.
     res.once('close', () => this.release(stream));
     for (const m of messages) {
-      const early = isRequest(m) ? this.options.intercept?.(m) : undefined;
-      if (early) void this.send(early);
-      else this.onmessage?.(m as JSONRPCMessage);
+      if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
     }
   }
 
@@ -252,7 +263,7 @@ export class NodeStreamableTransport implements Transport {
     } else {
       const answers = stream.order.map((id) => stream.responses.get(id));
       const text = answers.length === 1 ? messageJson(answers[0]) : `[${answers.map(messageJson).join(',')}]`;
-      stream.res.writeHead(200, this.headers({ 'content-type': 'application/json' })).end(text);
+      writeJson(stream.res, 200, text, this.headers({}));
     }
     this.release(stream);
   }

@@ -165,7 +165,32 @@ export const sleepTool = defineTool({
   },
 });
 
+/** Reasons the wait tool's calls were aborted with, in order: what a cancellation test reads. */
+export const abortsSeen: unknown[] = [];
+
+export const waitTool = defineTool({
+  name: 'cos_test_wait',
+  title: 'Wait for cancellation',
+  description: 'Answers when its call is aborted (noting the reason in abortsSeen), or after `ms`.',
+  module: 'kernel',
+  layer: 'health',
+  input: Type.Object({ ms: Type.Integer({ minimum: 0, maximum: 10_000 }) }, { additionalProperties: false }),
+  output: Type.Object({ aborted: Type.Boolean() }),
+  handler: async (ctx, input) => {
+    const aborted = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), input.ms);
+      ctx.signal.addEventListener('abort', () => {
+        clearTimeout(timer);
+        abortsSeen.push(ctx.signal.reason);
+        resolve(true);
+      });
+    });
+    return { aborted };
+  },
+});
+
 export const testTools: AnyTool[] = [
+  waitTool,
   echoTool,
   itemTool,
   bigTool,

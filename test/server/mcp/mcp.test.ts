@@ -6,7 +6,7 @@ import { CallToolResultSchema, ToolListChangedNotificationSchema } from '@modelc
 import { catalog } from '../../../server/tools/catalog.ts';
 import { budgetSize, TOKEN_BUDGET_CHARS } from '../../../shared/envelope/index.ts';
 import { connectClient, startTestHub, type TestHub } from '../../support/hub.ts';
-import { testTools } from '../../support/tools.ts';
+import { abortsSeen, testTools } from '../../support/tools.ts';
 
 let t: TestHub;
 let client: Client;
@@ -115,6 +115,31 @@ describe('tools/call', () => {
     });
     assert.equal((result.structuredContent as Env).ok, true);
     assert.deepEqual(seen, [1, 2, 3, 4]);
+  });
+
+  test('a call the client cancels has its signal aborted, and other calls go on', async () => {
+    const controller = new AbortController();
+    const pending = client.callTool({ name: 'cos_test_wait', arguments: { ms: 10_000 } }, undefined, {
+      signal: controller.signal,
+    });
+    await new Promise((r) => setTimeout(r, 50));
+    const before = abortsSeen.length;
+    controller.abort('the agent moved on');
+    await assert.rejects(pending);
+    for (let i = 0; i < 100 && abortsSeen.length === before; i++) await new Promise((r) => setTimeout(r, 20));
+    assert.equal(abortsSeen.length, before + 1, 'the tool saw its signal abort');
+    assert.match(String(abortsSeen.at(-1)), /the agent moved on/);
+    assert.equal((await call('cos_test_wait', { ms: 1 })).ok, true);
+  });
+
+  test('a tools/call without a tool name is a JSON-RPC invalid-params error', async () => {
+    for (const params of [{}, { name: 7 }, { name: 'cos_test_echo', _meta: { progressToken: {} } }]) {
+      await assert.rejects(
+        client.request({ method: 'tools/call', params: params as never }, CallToolResultSchema),
+        (err: { code?: number }) => err.code === -32602,
+        JSON.stringify(params),
+      );
+    }
   });
 
   test('ping and logging/setLevel answer', async () => {

@@ -1,0 +1,155 @@
+// tools/call, answered by the hub itself rather than through the SDK's protocol layer. It is the one
+// request agents send thousands of times, and the protocol layer's generic path cost more than the
+// call: three zod parses of each message (two of them failing type guards), an AbortController per
+// request and a chain of promises. This path checks the request's shape itself, runs the tool through
+// hub.call, and keeps the protocol's promises: progress notifications when the request carries a
+// progressToken, and no answer once the client has cancelled (notifications/cancelled). Every other
+// method (initialize, tools/list, ping, logging/setLevel…) still goes through the SDK's Server.
+import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
+import { fail } from '../../shared/envelope/index.ts';
+import type { Hub } from '../hub.ts';
+import type { CallerInfo } from '../tools/context.ts';
+import type { Message } from './transport.ts';
+import { toCallResult } from './wire.ts';
+
+type Send = (message: JSONRPCMessage, options?: TransportSendOptions) => Promise<void>;
+
+/** An AbortController made only when a tool asks for its signal: most never do, and one costs µs. */
+class LazyAbort {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+  aborted = false;
+
+  readonly signal = (): AbortSignal => {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  };
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    this.controller?.abort(reason);
+  }
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> =>
+  v !== null && typeof v === 'object' && !Array.isArray(v);
+
+function describe(value: unknown): string {
+  if (value === null) return 'null';
+  return Array.isArray(value) ? 'a list' : `a ${typeof value}`;
+}
+
+export class ToolCalls {
+  private readonly inFlight = new Map<RequestId, LazyAbort>();
+
+  constructor(
+    private readonly hub: Hub,
+    private readonly server: Server,
+    private readonly transport: Pick<Transport, 'send'>,
+  ) {}
+
+  /**
+   * Takes a message before the protocol layer: answers tools/call (true), and notes cancellations of
+   * the calls it runs (false: the protocol layer sees them too, for the requests it serves).
+   */
+  readonly intercept = (message: Message): boolean => {
+    if (message.method === 'notifications/cancelled') {
+      const params = message.params as { requestId?: RequestId; reason?: unknown } | undefined;
+      if (params?.requestId !== undefined) this.inFlight.get(params.requestId)?.abort(params.reason);
+      return false;
+    }
+    if (message.method !== 'tools/call' || !('id' in message)) return false;
+    void this.call(message.id as RequestId, message.params);
+    return true;
+  };
+
+  private send: Send = (message, options) => this.transport.send(message, options);
+
+  private async call(id: RequestId, params: unknown): Promise<void> {
+    if (!isObject(params) || typeof params.name !== 'string') {
+      return this.error(id, 'tools/call needs params.name, the name of a tool (a string)');
+    }
+    const meta = params._meta;
+    const progressToken = isObject(meta) ? meta.progressToken : undefined;
+    if (
+      progressToken !== undefined &&
+      typeof progressToken !== 'string' &&
+      typeof progressToken !== 'number'
+    ) {
+      return this.error(id, 'params._meta.progressToken must be a string or a number');
+    }
+    const { name, arguments: args } = params;
+    const tool = this.hub.registry.forMcp(name);
+    if (args !== undefined && !isObject(args)) {
+      // Agents are promised an envelope for bad arguments, never a JSON-RPC error.
+      return this.answer(
+        id,
+        toCallResult(fail('validation', `${name} takes an object of named arguments, not ${describe(args)}`)),
+      );
+    }
+    if (!tool) {
+      return this.answer(
+        id,
+        toCallResult(
+          fail(
+            'not_found',
+            `there is no tool named "${name}"; call tools/list for the tools this hub serves`,
+          ),
+        ),
+      );
+    }
+    const abort = new LazyAbort();
+    this.inFlight.set(id, abort);
+    try {
+      const { envelope, text } = await this.hub.call(tool, args ?? {}, {
+        caller: this.caller(),
+        applyBudget: true,
+        signal: abort.signal,
+        ...(progressToken === undefined
+          ? {}
+          : {
+              progress: (report) => {
+                if (abort.aborted) return;
+                this.send(
+                  { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...report } },
+                  { relatedRequestId: id },
+                ).catch(() => {});
+              },
+            }),
+      });
+      // A cancelled request gets no answer (the client has stopped waiting for it).
+      if (!abort.aborted) await this.answer(id, toCallResult(envelope, text));
+    } finally {
+      if (this.inFlight.get(id) === abort) this.inFlight.delete(id);
+    }
+  }
+
+  private caller(): CallerInfo {
+    const sessionId = (this.transport as { sessionId?: string }).sessionId;
+    const client = this.server.getClientVersion();
+    return {
+      transport: 'mcp',
+      ...(sessionId ? { mcpSessionId: sessionId } : {}),
+      ...(client ? { clientName: client.name, clientVersion: client.version } : {}),
+    };
+  }
+
+  private answer(id: RequestId, result: ReturnType<typeof toCallResult>): Promise<void> {
+    return this.send({ jsonrpc: '2.0', id, result } as JSONRPCMessage).catch(() => {});
+  }
+
+  private error(id: RequestId, message: string): Promise<void> {
+    return this.send({
+      jsonrpc: '2.0',
+      id,
+      error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${message}` },
+    } as JSONRPCMessage).catch(() => {});
+  }
+}
