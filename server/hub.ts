@@ -95,7 +95,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   const events = new EventBus();
   logSink.attach(db, events);
   const now = options.now ?? Date.now;
-  const calls = new CallRecorder(db, events, logger, config.retention, now);
+  const calls = new CallRecorder(db, dbPath, events, logger, config.retention, now, config.dbBusyTimeoutMs);
   const sessions = new SessionTracker(db, events, now);
   const modules = ModuleState.forStateDir(config.stateDir);
   if (modules.loadError) logger.warn({ scope: 'modules' }, modules.loadError);
@@ -181,7 +181,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
           logger.error({ err, scope: service.name }, `${service.name} failed to close`);
         }
       }
-      calls.close();
+      await calls.close();
       sessions.close();
       logSink.detach();
       db.close();

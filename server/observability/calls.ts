@@ -1,13 +1,14 @@
-// Records every tool call, from MCP or REST. A call costs a push onto an in-memory batch; the batch is
-// written in one transaction every FLUSH_MS (or sooner when it fills), so recording never waits on the
-// disk. Counters for /metrics are kept in memory since the process started, as Prometheus expects.
-import type { Statement } from 'better-sqlite3';
+// Records every tool call, from MCP or REST. A call costs a push onto an in-memory batch; every FLUSH_MS
+// (or sooner when it fills) the batch goes to the writer thread (call-writer.ts), so recording never
+// waits on the disk and never runs an INSERT on the thread that answers calls. Counters for /metrics
+// are kept in memory since the process started, as Prometheus expects.
 import type { Logger } from 'pino';
 import type { Envelope } from '../../shared/envelope/index.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { CallerInfo } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
+import { CallWriter } from './call-writer.ts';
 import { LatencyHistogram } from './histogram.ts';
 
 export interface ToolCallRecord {
@@ -34,13 +35,23 @@ export interface RetentionPolicy {
 export const DEFAULT_RETENTION: RetentionPolicy = { maxAgeMs: 7 * 24 * 3600_000, maxRows: 200_000 };
 const FLUSH_MS = 250;
 const FLUSH_ROWS = 500;
-/** Rows per INSERT statement: one native call and one statement step for many rows. */
-const ROWS_PER_INSERT = 50;
-const COLUMNS = `at, tool, module, transport, mcp_session, client_name, client_version, agent_session,
-  duration_ms, ok, error_category, response_bytes, truncated`;
-const ROW_PARAMS = `(${Array(13).fill('?').join(', ')})`;
-/** Rows kept in memory while the database refuses writes; beyond it the oldest are dropped and counted. */
-const MAX_PENDING = 20_000;
+/** How long a query waits for the calls recorded before it to be written. */
+const SETTLE_MS = 2_000;
+const COLUMNS = [
+  'at',
+  'tool',
+  'module',
+  'transport',
+  'mcp_session',
+  'client_name',
+  'client_version',
+  'agent_session',
+  'duration_ms',
+  'ok',
+  'error_category',
+  'response_bytes',
+  'truncated',
+] as const;
 
 export type CallListener = (record: ToolCallRecord) => void;
 
@@ -48,8 +59,7 @@ export class CallRecorder {
   private pending: ToolCallRecord[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly retentionTimer: NodeJS.Timeout;
-  /** INSERT statements by row count, prepared on first use (a full chunk, then the odd remainders). */
-  private readonly inserts = new Map<number, Statement>();
+  private readonly writer: CallWriter;
   private readonly listeners = new Set<CallListener>();
   /** Rows dropped because the database refused writes for too long. */
   dropped = 0;
@@ -62,11 +72,25 @@ export class CallRecorder {
 
   constructor(
     private readonly db: Db,
+    dbPath: string,
     private readonly events: EventBus,
     private readonly logger: Logger,
     private readonly retention: RetentionPolicy = DEFAULT_RETENTION,
     private readonly now: () => number = Date.now,
+    busyTimeoutMs = 5_000,
   ) {
+    this.writer = new CallWriter({
+      dbPath,
+      busyTimeoutMs,
+      columns: COLUMNS,
+      onFailure: ({ code, message, dropped }) => {
+        this.dropped += dropped;
+        this.logger.warn(
+          { scope: 'observability', code, dropped },
+          `tool calls could not be recorded yet (${message}); retrying`,
+        );
+      },
+    });
     this.retentionTimer = setInterval(() => this.applyRetention(), 5 * 60_000);
     this.retentionTimer.unref();
   }
@@ -115,13 +139,9 @@ export class CallRecorder {
 
     if (this.persist()) {
       this.pending.push(record);
-      if (this.pending.length > MAX_PENDING) {
-        this.pending.shift();
-        this.dropped++;
-      }
-      if (this.pending.length >= FLUSH_ROWS) this.flush();
+      if (this.pending.length >= FLUSH_ROWS) this.post();
       else if (!this.timer) {
-        this.timer = setTimeout(() => this.flush(), FLUSH_MS);
+        this.timer = setTimeout(() => this.post(), FLUSH_MS);
         this.timer.unref();
       }
     }
@@ -139,60 +159,39 @@ export class CallRecorder {
     });
   }
 
-  /** Writes the pending batch now. Queries that read tool_calls call this first. */
+  /**
+   * Makes every call recorded so far visible in tool_calls: hands the pending batch to the writer and
+   * waits (at most SETTLE_MS) until it is committed. Queries that read tool_calls call this first.
+   */
   flush(): void {
+    this.post();
+    this.writer.settle(SETTLE_MS);
+  }
+
+  /** Hands the pending batch to the writer thread without waiting. */
+  private post(): void {
     if (this.timer) {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
     if (this.pending.length === 0) return;
-    const batch = this.pending;
+    const rows = this.pending.map((r) => [
+      r.at,
+      r.tool,
+      r.module,
+      r.transport,
+      r.mcp_session,
+      r.client_name,
+      r.client_version,
+      r.agent_session,
+      r.duration_ms,
+      r.ok ? 1 : 0,
+      r.error_category,
+      r.response_bytes,
+      r.truncated ? 1 : 0,
+    ]);
     this.pending = [];
-    try {
-      this.db
-        .transaction(() => {
-          for (let from = 0; from < batch.length; from += ROWS_PER_INSERT) {
-            const rows = batch.slice(from, from + ROWS_PER_INSERT);
-            const values: unknown[] = [];
-            for (const r of rows) {
-              values.push(
-                r.at,
-                r.tool,
-                r.module,
-                r.transport,
-                r.mcp_session,
-                r.client_name,
-                r.client_version,
-                r.agent_session,
-                r.duration_ms,
-                r.ok ? 1 : 0,
-                r.error_category,
-                r.response_bytes,
-                r.truncated ? 1 : 0,
-              );
-            }
-            this.insertFor(rows.length).run(values);
-          }
-        })
-        .immediate();
-    } catch (err) {
-      // Keep the rows and try again later: a locked or full database must not lose what was recorded.
-      this.pending = batch.concat(this.pending).slice(-MAX_PENDING);
-      this.logger.warn({ err, scope: 'observability' }, 'tool calls could not be recorded yet; retrying');
-      this.timer = setTimeout(() => this.flush(), FLUSH_MS * 8);
-      this.timer.unref();
-    }
-  }
-
-  private insertFor(rows: number): Statement {
-    let statement = this.inserts.get(rows);
-    if (!statement) {
-      statement = this.db.prepare(
-        `INSERT INTO tool_calls (${COLUMNS}) VALUES ${Array(rows).fill(ROW_PARAMS).join(', ')}`,
-      );
-      this.inserts.set(rows, statement);
-    }
-    return statement;
+    this.writer.write(rows);
   }
 
   applyRetention(): number {
@@ -210,9 +209,14 @@ export class CallRecorder {
     return byAge + byCount + logs + sessions;
   }
 
-  close(): void {
+  async close(): Promise<void> {
     clearInterval(this.retentionTimer);
-    this.flush();
-    if (this.timer) clearTimeout(this.timer);
+    this.post();
+    const unwritten = await this.writer.close();
+    if (unwritten !== 0)
+      this.logger.warn(
+        { scope: 'observability', unwritten },
+        'the hub closed with tool calls it could not record',
+      );
   }
 }

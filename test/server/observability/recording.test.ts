@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import Database from 'better-sqlite3';
 import { catalog } from '../../../server/tools/catalog.ts';
 import { connectClient, startTestHub, type TestHub } from '../../support/hub.ts';
 import { testTools } from '../../support/tools.ts';
@@ -202,5 +203,42 @@ describe('retention', () => {
     ).run(old);
     assert.ok(t.hub.calls.applyRetention() >= 1);
     assert.equal(db.prepare("SELECT count(*) FROM tool_calls WHERE tool = 'cos_old'").pluck().get(), 0);
+  });
+});
+
+describe('recording through a locked database', () => {
+  test('calls made while another process holds the write lock are written once it lets go', async () => {
+    const locked = await startTestHub({
+      tools: [...catalog, ...testTools],
+      withoutServices: true,
+      env: { COS_DB_BUSY_TIMEOUT_MS: '20' },
+    });
+    const other = new Database(locked.hub.dbPath);
+    try {
+      const count = () => locked.hub.db.prepare('SELECT count(*) FROM tool_calls').pluck().get() as number;
+      locked.hub.calls.flush();
+      const before = count();
+      other.exec('BEGIN IMMEDIATE');
+      for (let i = 0; i < 3; i++)
+        await locked.app.inject({ method: 'GET', url: '/api/test/echo?text=locked', headers: host });
+      // The writer cannot commit: the wait is bounded, and nothing is visible yet.
+      const t0 = performance.now();
+      locked.hub.calls.flush();
+      assert.ok(performance.now() - t0 < 5_000);
+      assert.equal(count(), before);
+      other.exec('COMMIT');
+      // The writer retries on its own; the rows arrive without another call.
+      for (let i = 0; i < 100 && count() < before + 3; i++) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(count(), before + 3);
+      assert.equal(locked.hub.calls.dropped, 0);
+      const warning = locked.hub.db
+        .prepare("SELECT message FROM log_events WHERE scope = 'observability' ORDER BY id DESC LIMIT 1")
+        .pluck()
+        .get();
+      assert.match(String(warning), /could not be recorded yet/);
+    } finally {
+      other.close();
+      await locked.close();
+    }
   });
 });

@@ -1,0 +1,108 @@
+// Writes recorded tool calls on a thread of their own (call-writer-thread.mjs), so an INSERT never
+// runs on the thread that answers calls: at thousands of calls a second, SQLite's few µs a row were
+// the largest part of what recording cost. Rows are posted in batches; a shared counter of committed
+// rows lets a query wait, briefly and only when it must, until every call recorded so far is visible.
+import { Worker } from 'node:worker_threads';
+
+export interface CallWriterOptions {
+  dbPath: string;
+  busyTimeoutMs: number;
+  columns: readonly string[];
+  /** A write failed (rows kept and retried) or rows were dropped after too long. */
+  onFailure: (failure: { code: string | null; message: string; dropped: number }) => void;
+}
+
+const ROWS_PER_INSERT = 50;
+/** Rows kept while the database refuses writes; beyond it the oldest are dropped and counted. */
+const MAX_PENDING = 20_000;
+const RETRY_MS = 2_000;
+
+export class CallWriter {
+  private worker: Worker | undefined;
+  /** Rows committed by the thread (int32, wrapping), shared with it. */
+  private readonly committed = new Int32Array(new SharedArrayBuffer(4));
+  /** Rows posted to the thread (int32, wrapping like the counter). */
+  private posted = 0;
+  private closing: Promise<number> | undefined;
+
+  constructor(private readonly options: CallWriterOptions) {}
+
+  /** Hands rows (arrays in `columns` order) to the writer thread, starting it when needed. */
+  write(rows: unknown[][]): void {
+    if (rows.length === 0 || this.closing) return;
+    const worker = this.worker ?? this.start();
+    this.posted = (this.posted + rows.length) | 0;
+    worker.postMessage({ type: 'rows', rows });
+  }
+
+  /** Waits until every row posted so far is committed, at most `timeoutMs`; true when they all are. */
+  settle(timeoutMs: number): boolean {
+    const deadline = performance.now() + timeoutMs;
+    for (;;) {
+      const committed = Atomics.load(this.committed, 0);
+      if (((this.posted - committed) | 0) <= 0) return true;
+      const left = deadline - performance.now();
+      if (left <= 0) return false;
+      Atomics.wait(this.committed, 0, committed, left);
+    }
+  }
+
+  /** Writes what is queued and stops the thread; resolves with the rows it could not write. */
+  close(): Promise<number> {
+    this.closing ??= new Promise<number>((resolve) => {
+      const worker = this.worker;
+      if (!worker) return resolve(0);
+      const timer = setTimeout(() => void worker.terminate().then(() => resolve(-1)), 10_000);
+      worker.on('message', (m: { type: string; unwritten?: number }) => {
+        if (m.type !== 'closed') return;
+        clearTimeout(timer);
+        void worker.terminate().then(() => resolve(m.unwritten ?? 0));
+      });
+      worker.once('exit', () => {
+        clearTimeout(timer);
+        resolve(0);
+      });
+      worker.postMessage({ type: 'close' });
+    });
+    return this.closing;
+  }
+
+  private start(): Worker {
+    const worker = new Worker(new URL('./call-writer-thread.mjs', import.meta.url), {
+      workerData: {
+        dbPath: this.options.dbPath,
+        busyTimeoutMs: this.options.busyTimeoutMs,
+        columns: this.options.columns,
+        rowsPerInsert: ROWS_PER_INSERT,
+        maxPending: MAX_PENDING,
+        retryMs: RETRY_MS,
+        committed: this.committed.buffer,
+      },
+      // The parent's flags (--test, --import tsx, --inspect …) are not this thread's business.
+      execArgv: [],
+    });
+    worker.unref();
+    worker.on('message', (m: { type: string; code?: string | null; message?: string; dropped?: number }) => {
+      if (m.type === 'failed')
+        this.options.onFailure({ code: m.code ?? null, message: m.message ?? '', dropped: m.dropped ?? 0 });
+    });
+    worker.on('error', (err) =>
+      this.options.onFailure({
+        code: null,
+        message: `the call writer thread failed: ${err.message}`,
+        dropped: 0,
+      }),
+    );
+    worker.once('exit', () => {
+      if (this.worker !== worker) return;
+      // Rows it held are gone; nobody may wait for them. The next write starts a new thread.
+      this.worker = undefined;
+      const lost = (this.posted - Atomics.load(this.committed, 0)) | 0;
+      this.posted = Atomics.load(this.committed, 0);
+      if (lost > 0 && !this.closing)
+        this.options.onFailure({ code: null, message: 'the call writer thread stopped', dropped: lost });
+    });
+    this.worker = worker;
+    return worker;
+  }
+}
