@@ -17,7 +17,7 @@ import { catalog } from './tools/catalog.ts';
 import type { CallerInfo, HubServices, ToolContext } from './tools/context.ts';
 import type { AnyTool } from './tools/define.ts';
 import { ToolRegistry } from './tools/registry.ts';
-import { answerTool, runTool } from './tools/run.ts';
+import { answerTool, runTool, type ToolAnswer } from './tools/run.ts';
 
 export const DB_FILE_NAME = 'hub.db';
 
@@ -38,7 +38,7 @@ export interface Hub {
    * Serves one call for an adapter (MCP or REST): runs the tool, puts the envelope on the wire the way
    * that face does (`serialise`), and records the call with the size actually sent.
    */
-  call(tool: AnyTool, input: unknown, options: CallOptions): Promise<{ envelope: Envelope; text: string }>;
+  call(tool: AnyTool, input: unknown, options: CallOptions): Promise<ToolAnswer>;
   /** A context for one call; `signal` and `progress` come from the adapter serving it. */
   context(caller: CallerInfo, extra?: ContextExtras): ToolContext;
   /** Starts background work (indexers, watchers). The hub answers before it finishes. */
@@ -48,8 +48,8 @@ export interface Hub {
 
 export interface ContextExtras {
   /** The call's signal, or a function that makes it when a tool first asks (AbortSignals cost µs). */
-  signal?: AbortSignal | (() => AbortSignal);
-  progress?: ToolContext['progress'];
+  signal?: AbortSignal | (() => AbortSignal) | undefined;
+  progress?: ToolContext['progress'] | undefined;
 }
 
 export interface CallOptions extends ContextExtras {
@@ -108,6 +108,29 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
 
+  /** Records a served call (and the session's last tool) once its answer is on its way. */
+  function finish(
+    tool: AnyTool,
+    input: unknown,
+    caller: CallerInfo,
+    startedAt: number,
+    t0: number,
+    answer: ToolAnswer,
+  ): ToolAnswer {
+    const { envelope, text } = answer;
+    const durationMs = performance.now() - t0;
+    if (config.recordCalls)
+      calls.record(tool, caller, input, envelope, startedAt, durationMs, Buffer.byteLength(text));
+    if (caller.mcpSessionId) {
+      const agent = (input as { agent_session?: unknown } | null)?.agent_session;
+      sessions.called(caller.mcpSessionId, tool.name, typeof agent === 'string' ? agent : null, {
+        ...(caller.clientName ? { name: caller.clientName } : {}),
+        ...(caller.clientVersion ? { version: caller.clientVersion } : {}),
+      });
+    }
+    return answer;
+  }
+
   let closed = false;
   return {
     config,
@@ -120,25 +143,19 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     services,
     calls,
     sessions,
-    async call(tool, input, { caller, applyBudget, signal, progress, serialise }) {
+    call(tool, input, { caller, applyBudget, signal, progress, serialise }) {
       const startedAt = Date.now();
       const t0 = performance.now();
-      const ctx = this.context(caller, { ...(signal ? { signal } : {}), ...(progress ? { progress } : {}) });
-      const run = { applyBudget, ctx };
-      const { envelope, text } = serialise
-        ? await runTool(tool, input, run).then((envelope) => ({ envelope, text: serialise(envelope) }))
-        : await answerTool(tool, input, run);
-      const durationMs = performance.now() - t0;
-      if (config.recordCalls)
-        calls.record(tool, caller, input, envelope, startedAt, durationMs, Buffer.byteLength(text));
-      if (caller.mcpSessionId) {
-        const agent = (input as { agent_session?: unknown } | null)?.agent_session;
-        sessions.called(caller.mcpSessionId, tool.name, typeof agent === 'string' ? agent : null, {
-          ...(caller.clientName ? { name: caller.clientName } : {}),
-          ...(caller.clientVersion ? { version: caller.clientVersion } : {}),
-        });
+      const run = { applyBudget, ctx: this.context(caller, { signal, progress }) };
+      if (serialise) {
+        return runTool(tool, input, run).then((envelope) =>
+          finish(tool, input, caller, startedAt, t0, { envelope, text: serialise(envelope) }),
+        );
       }
-      return { envelope, text };
+      const answer = answerTool(tool, input, run);
+      return answer instanceof Promise
+        ? answer.then((a) => finish(tool, input, caller, startedAt, t0, a))
+        : Promise.resolve(finish(tool, input, caller, startedAt, t0, answer));
     },
     context(caller, extra = {}) {
       const signal = extra.signal ?? NEVER_ABORTED;

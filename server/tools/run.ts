@@ -153,19 +153,26 @@ export interface ToolAnswer {
 
 /**
  * runTool and the envelope's JSON text. A successful answer small enough to be measured whole is
- * serialised once in all: the text is the serialisation ok() measured it with.
+ * serialised once in all: the text is the serialisation ok() measured it with. Synchronous when the
+ * tool's handler is (most are): a chain of promises costs a hot call more than its SQL.
  */
-export async function answerTool(tool: AnyTool, input: unknown, options: RunOptions): Promise<ToolAnswer> {
-  const { envelope, text } = await execute(tool, input, options);
-  return { envelope, text: text ?? JSON.stringify(envelope) };
-}
-
-/** The envelope, with its text when ok() had it anyway. */
-async function execute(
+export function answerTool(
   tool: AnyTool,
   input: unknown,
   options: RunOptions,
-): Promise<{ envelope: Envelope; text?: string | undefined }> {
+): ToolAnswer | Promise<ToolAnswer> {
+  const answer = execute(tool, input, options);
+  return answer instanceof Promise ? answer.then(withText) : withText(answer);
+}
+
+type Answer = { envelope: Envelope; text?: string | undefined };
+
+function withText({ envelope, text }: Answer): ToolAnswer {
+  return { envelope, text: text ?? JSON.stringify(envelope) };
+}
+
+/** The envelope, with its text when ok() had it anyway; a promise only when the handler returned one. */
+function execute(tool: AnyTool, input: unknown, options: RunOptions): Answer | Promise<Answer> {
   const { ctx, applyBudget } = options;
   if (!ctx.modules.isEnabled(tool.module)) {
     return failed(
@@ -178,28 +185,44 @@ async function execute(
   if (invalid) return failed('validation', invalid);
   let data: unknown;
   try {
-    data = await tool.handler(ctx, args);
+    data = tool.handler(ctx, args);
   } catch (err) {
-    if (err instanceof ToolError) {
-      return failed(
-        err.category,
-        err.message,
-        err.retryable === undefined ? {} : { retryable: err.retryable },
-      );
-    }
-    const errorId = forensics(tool.name, err, ctx, ctx.db);
-    const known = classify(err);
-    if (known)
-      return failed(
-        known.category,
-        `${known.message} (error id ${errorId})`,
-        known.retryable === undefined ? {} : { retryable: known.retryable },
-      );
-    return failed(
-      'internal',
-      `${tool.name} failed unexpectedly; the hub log has the details under error id ${errorId}`,
+    return caught(tool, err, ctx);
+  }
+  if (isThenable(data)) {
+    return Promise.resolve(data).then(
+      (value) => settle(tool, value, ctx, applyBudget),
+      (err: unknown) => caught(tool, err, ctx),
     );
   }
+  return settle(tool, data, ctx, applyBudget);
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as { then?: unknown } | null)?.then === 'function';
+}
+
+/** A handler's exception as an envelope: typed ones as they are, anything else logged under an id. */
+function caught(tool: AnyTool, err: unknown, ctx: ToolContext): Answer {
+  if (err instanceof ToolError) {
+    return failed(err.category, err.message, err.retryable === undefined ? {} : { retryable: err.retryable });
+  }
+  const errorId = forensics(tool.name, err, ctx, ctx.db);
+  const known = classify(err);
+  if (known)
+    return failed(
+      known.category,
+      `${known.message} (error id ${errorId})`,
+      known.retryable === undefined ? {} : { retryable: known.retryable },
+    );
+  return failed(
+    'internal',
+    `${tool.name} failed unexpectedly; the hub log has the details under error id ${errorId}`,
+  );
+}
+
+/** The handler's data as a success envelope (trimmed to the budget when it applies). */
+function settle(tool: AnyTool, data: unknown, ctx: ToolContext, applyBudget: boolean): Answer {
   try {
     const answer = okWithText(data, { meta: { layer: tool.layer }, applyBudget });
     if (isUnshrinkable(answer.envelope.data)) {
@@ -218,7 +241,7 @@ async function execute(
   }
 }
 
-function failed(...args: Parameters<typeof fail>): { envelope: Envelope } {
+function failed(...args: Parameters<typeof fail>): Answer {
   return { envelope: fail(...args) };
 }
 
