@@ -32,10 +32,11 @@ const isJsonRpc = (m: unknown): m is Message =>
 interface PostStream {
   res: ServerResponse;
   sse: boolean;
-  pending: Set<RequestId>;
-  responses: Map<RequestId, unknown>;
-  /** Answered ids in arrival order, so a batch is answered in the order it was asked. */
-  order: RequestId[];
+  /** The requests' distinct ids in the order asked: a batch is answered in that order. */
+  ids: RequestId[];
+  answers: (JSONRPCMessage | undefined)[];
+  /** Requests still unanswered. */
+  left: number;
   keepAlive?: NodeJS.Timeout;
 }
 
@@ -54,14 +55,14 @@ export interface NodeTransportOptions {
  * One JSON answer. With its length in the head, Node writes head and body in one piece; without it,
  * writeHead() commits to chunked encoding and every answer costs a five-part writev.
  */
-function writeJson(res: ServerResponse, status: number, body: string, headers: Record<string, string>): void {
-  res
-    .writeHead(status, {
-      ...headers,
-      'content-type': 'application/json',
-      'content-length': String(Buffer.byteLength(body)),
-    })
-    .end(body);
+function writeJson(
+  res: ServerResponse,
+  status: number,
+  body: string,
+  extra: Record<string, string> | undefined,
+): void {
+  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+  res.writeHead(status, extra ? { ...extra, ...headers } : headers).end(body);
 }
 
 function wantsProgress(m: Message): boolean {
@@ -160,21 +161,22 @@ export class NodeStreamableTransport implements Transport {
       if (!this.protocolVersionOk(req, res)) return;
     }
 
-    const requests = messages.filter(isRequest);
-    if (requests.length === 0) {
+    const ids: RequestId[] = [];
+    let sse = false;
+    for (const m of messages) {
+      if (!isRequest(m)) continue;
+      const id = m.id as RequestId;
+      if (!ids.includes(id)) ids.push(id);
+      sse ||= wantsProgress(m);
+    }
+    if (ids.length === 0) {
       // Notifications and responses only: accepted, nothing to answer.
       res.writeHead(202, this.headers({})).end();
       for (const m of messages) if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
       return;
     }
-    const stream: PostStream = {
-      res,
-      sse: requests.some(wantsProgress),
-      pending: new Set(requests.map((m) => m.id as RequestId)),
-      responses: new Map(),
-      order: [],
-    };
-    for (const id of stream.pending) this.byRequest.set(id, stream);
+    const stream: PostStream = { res, sse, ids, answers: new Array(ids.length), left: ids.length };
+    for (const id of ids) this.byRequest.set(id, stream);
     if (stream.sse) {
       res.writeHead(
         200,
@@ -189,7 +191,7 @@ export class NodeStreamableTransport implements Transport {
       stream.keepAlive.unref();
     }
     // A client that goes away before its answers are ready frees its stream; late answers are dropped.
-    res.once('close', () => this.release(stream));
+    res.on('close', () => this.release(stream));
     for (const m of messages) {
       if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
     }
@@ -197,8 +199,7 @@ export class NodeStreamableTransport implements Transport {
 
   private release(stream: PostStream): void {
     if (stream.keepAlive) clearInterval(stream.keepAlive);
-    for (const id of stream.pending) if (this.byRequest.get(id) === stream) this.byRequest.delete(id);
-    for (const id of stream.order) if (this.byRequest.get(id) === stream) this.byRequest.delete(id);
+    for (const id of stream.ids) if (this.byRequest.get(id) === stream) this.byRequest.delete(id);
   }
 
   private get(req: IncomingMessage, res: ServerResponse): undefined {
@@ -253,17 +254,18 @@ export class NodeStreamableTransport implements Transport {
       if (stream.sse) stream.res.write(`event: message\ndata: ${messageJson(message)}\n\n`);
       return;
     }
-    stream.responses.set(requestId, message);
-    stream.order.push(requestId);
-    stream.pending.delete(requestId);
+    const index = stream.ids.indexOf(requestId);
+    if (stream.answers[index] !== undefined) return;
+    stream.answers[index] = message;
+    stream.left--;
     if (stream.sse) stream.res.write(`event: message\ndata: ${messageJson(message)}\n\n`);
-    if (stream.pending.size > 0) return;
+    if (stream.left > 0) return;
     if (stream.sse) {
       stream.res.end();
     } else {
-      const answers = stream.order.map((id) => stream.responses.get(id));
+      const { answers } = stream;
       const text = answers.length === 1 ? messageJson(answers[0]) : `[${answers.map(messageJson).join(',')}]`;
-      writeJson(stream.res, 200, text, this.headers({}));
+      writeJson(stream.res, 200, text, this.sessionId ? { 'mcp-session-id': this.sessionId } : undefined);
     }
     this.release(stream);
   }

@@ -197,6 +197,41 @@ describe('sessions', () => {
     await other.close();
   });
 
+  test('a batch is answered in the order it was asked, tools/call and protocol requests alike', async () => {
+    const id = (client.transport as unknown as { sessionId: string }).sessionId;
+    const call = (n: number, text: string) => ({
+      jsonrpc: '2.0',
+      id: n,
+      method: 'tools/call',
+      params: { name: 'cos_test_echo', arguments: { text } },
+    });
+    const res = await fetch(new URL('/mcp', t.url), {
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+        'mcp-session-id': id,
+        'mcp-protocol-version': '2025-11-25',
+      },
+      body: JSON.stringify([
+        call(31, 'first'),
+        { jsonrpc: '2.0', id: 32, method: 'ping' },
+        { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 'x', progress: 1 } },
+        call(33, 'third'),
+      ]),
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get('content-length'), String((await res.clone().arrayBuffer()).byteLength));
+    const answers = (await res.json()) as { id: number; result: { structuredContent?: Env } }[];
+    assert.deepEqual(
+      answers.map((a) => a.id),
+      [31, 32, 33],
+    );
+    assert.equal(answers[0]!.result.structuredContent?.data?.text, 'first');
+    assert.deepEqual(answers[1]!.result, {});
+    assert.equal(answers[2]!.result.structuredContent?.data?.text, 'third');
+  });
+
   test('a request without a session that is not initialize is 400', async () => {
     const res = await fetch(new URL('/mcp', t.url), {
       method: 'POST',
