@@ -15,7 +15,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import { messageJson } from './wire.ts';
+import { messageBody, messageJson } from './wire.ts';
 
 const MAX_BATCH = 100;
 const KEEPALIVE_MS = 15_000;
@@ -58,10 +58,11 @@ export interface NodeTransportOptions {
 function writeJson(
   res: ServerResponse,
   status: number,
-  body: string,
+  body: string | Buffer,
   extra: Record<string, string> | undefined,
 ): void {
-  const headers = { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(body)) };
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const headers = { 'content-type': 'application/json', 'content-length': String(length) };
   res.writeHead(status, extra ? { ...extra, ...headers } : headers).end(body);
 }
 
@@ -264,7 +265,7 @@ export class NodeStreamableTransport implements Transport {
       stream.res.end();
     } else {
       const { answers } = stream;
-      const text = answers.length === 1 ? messageJson(answers[0]) : `[${answers.map(messageJson).join(',')}]`;
+      const text = answers.length === 1 ? messageBody(answers[0]) : `[${answers.map(messageJson).join(',')}]`;
       writeJson(stream.res, 200, text, this.sessionId ? { 'mcp-session-id': this.sessionId } : undefined);
     }
     this.release(stream);

@@ -2,7 +2,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import fc from 'fast-check';
-import { messageJson, toCallResult } from '../../../server/mcp/wire.ts';
+import { messageBody, messageJson, toCallResult } from '../../../server/mcp/wire.ts';
 import { fail, okWithText } from '../../../shared/envelope/index.ts';
 
 const answer = (id: string | number, result: unknown) => ({ result, jsonrpc: '2.0', id });
@@ -17,6 +17,7 @@ describe('MCP wire: tools/call answers spliced from the envelope text', () => {
           const { envelope, text } = okWithText(data);
           const message = answer(id, toCallResult(envelope, text ?? JSON.stringify(envelope)));
           assert.equal(messageJson(message), JSON.stringify(message));
+          assert.equal(messageBody(message).toString(), JSON.stringify(message));
         },
       ),
       { numRuns: 500 },
@@ -34,6 +35,7 @@ describe('MCP wire: tools/call answers spliced from the envelope text', () => {
     const result = toCallResult(fail('not_found', 'no such task'));
     const extra = { ...answer(1, { ...result, _meta: { a: 1 } }) };
     assert.equal(messageJson(extra), JSON.stringify(extra));
+    assert.equal(messageBody(extra), JSON.stringify(extra));
     const notification = { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } };
     assert.equal(messageJson(notification), JSON.stringify(notification));
   });
