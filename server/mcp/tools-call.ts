@@ -14,8 +14,6 @@ import type { CallerInfo } from '../tools/context.ts';
 import type { Message } from './transport.ts';
 import { toCallResult } from './wire.ts';
 
-type Send = (message: JSONRPCMessage, options?: TransportSendOptions) => Promise<void>;
-
 /** An AbortController made only when a tool asks for its signal: most never do, and one costs µs. */
 class LazyAbort {
   private controller: AbortController | undefined;
@@ -66,11 +64,22 @@ export class ToolCalls {
       return false;
     }
     if (message.method !== 'tools/call' || !('id' in message)) return false;
-    void this.call(message.id as RequestId, message.params);
+    const id = message.id as RequestId;
+    this.call(id, message.params).catch((err: unknown) => {
+      // hub.call never rejects; anything here is a bug in this file. Answer rather than leave it hanging.
+      this.hub.logger.error({ err, scope: 'mcp' }, 'tools/call failed outside the tool');
+      void this.send({
+        jsonrpc: '2.0',
+        id,
+        error: { code: ErrorCode.InternalError, message: 'Internal error' },
+      } as JSONRPCMessage);
+    });
     return true;
   };
 
-  private send: Send = (message, options) => this.transport.send(message, options);
+  private send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    return this.transport.send(message, options).catch(() => {});
+  }
 
   private async call(id: RequestId, params: unknown): Promise<void> {
     if (!isObject(params) || typeof params.name !== 'string') {
@@ -117,10 +126,10 @@ export class ToolCalls {
           : {
               progress: (report) => {
                 if (abort.aborted) return;
-                this.send(
+                void this.send(
                   { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...report } },
                   { relatedRequestId: id },
-                ).catch(() => {});
+                );
               },
             }),
       });
@@ -142,7 +151,7 @@ export class ToolCalls {
   }
 
   private answer(id: RequestId, result: ReturnType<typeof toCallResult>): Promise<void> {
-    return this.send({ jsonrpc: '2.0', id, result } as JSONRPCMessage).catch(() => {});
+    return this.send({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
   }
 
   private error(id: RequestId, message: string): Promise<void> {
@@ -150,6 +159,6 @@ export class ToolCalls {
       jsonrpc: '2.0',
       id,
       error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${message}` },
-    } as JSONRPCMessage).catch(() => {});
+    } as JSONRPCMessage);
   }
 }
