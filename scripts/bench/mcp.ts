@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
-import { fmt, summarize, table } from './lib.ts';
+import { fmt, summarize, table, threadCpuMicros } from './lib.ts';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 const agent = new Agent({ keepAlive: true, maxSockets: 256 });
@@ -82,6 +82,8 @@ async function openSession(port: number): Promise<string> {
 }
 
 let serverPort = 0;
+/** The server's process id, for its main thread's CPU time. */
+let serverPid = 0;
 async function serverCpuMicros(): Promise<number> {
   const u = JSON.parse(await get(serverPort, '/cpu')) as { user: number; system: number };
   return u.user + u.system;
@@ -91,6 +93,7 @@ async function load(concurrency: number, once: () => Promise<number>, seconds = 
   const latencies: number[] = [];
   let bytes = 0;
   const cpu0 = await serverCpuMicros();
+  const main0 = threadCpuMicros(serverPid);
   const end = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
@@ -104,7 +107,8 @@ async function load(concurrency: number, once: () => Promise<number>, seconds = 
   );
   const elapsed = (performance.now() - started) / 1000;
   const cpuPerCall = ((await serverCpuMicros()) - cpu0) / latencies.length;
-  return { rps: latencies.length / elapsed, bytes, cpuPerCall, ...summarize(latencies) };
+  const mainPerCall = (threadCpuMicros(serverPid) - main0) / latencies.length;
+  return { rps: latencies.length / elapsed, bytes, cpuPerCall, mainPerCall, ...summarize(latencies) };
 }
 
 // Debian's wrk, when installed, is the load generator: a C client costs the two cores far less than a
@@ -132,6 +136,7 @@ async function wrkLoad(
   args: string[] = [],
 ) {
   const cpu0 = await serverCpuMicros();
+  const main0 = threadCpuMicros(serverPid);
   const out = await new Promise<string>((resolve, reject) => {
     const argv = ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency'];
     if (script) argv.push('-s', script);
@@ -145,7 +150,8 @@ async function wrkLoad(
   });
   const r = parseWrk(out, seconds);
   const cpuPerCall = ((await serverCpuMicros()) - cpu0) / r.n;
-  return { rps: r.rps, p50: r.p50, p99: r.p99, cpuPerCall, bytes: 0 };
+  const mainPerCall = (threadCpuMicros(serverPid) - main0) / r.n;
+  return { rps: r.rps, p50: r.p50, p99: r.p99, cpuPerCall, mainPerCall, bytes: 0 };
 }
 
 interface Server {
@@ -171,6 +177,7 @@ async function startServer(recordCalls: boolean): Promise<Server> {
 
 async function measureMcp(server: Server, concurrency: number, seconds = SECONDS) {
   serverPort = server.bare;
+  serverPid = server.child.pid ?? 0;
   const sessions = await Promise.all(Array.from({ length: concurrency }, () => openSession(server.hub)));
   if (WRK) {
     const probe = await post(
@@ -222,11 +229,13 @@ try {
   // Warm both servers (JIT, SQLite page cache) before anything is timed.
   for (const server of [recording, notRecording]) {
     serverPort = server.bare;
+    serverPid = server.child.pid ?? 0;
     await load(8, async () => (await get(server.bare, '/rows')).length, 1);
     await measureMcp(server, 8, 1);
   }
   for (const concurrency of [1, 8, 32]) {
     serverPort = recording.bare;
+    serverPid = recording.child.pid ?? 0;
     const bare = WRK
       ? await wrkLoad(recording.bare, '/rows', concurrency, SECONDS)
       : await load(concurrency, async () => (await get(recording.bare, '/rows')).length);
@@ -242,6 +251,9 @@ try {
       fmt(mcp.p99),
       fmt(mcp.cpuPerCall, 0),
       fmt(mcp.rps / bare.rps),
+      fmt(bare.mainPerCall, 1),
+      fmt(mcp.mainPerCall, 1),
+      fmt(bare.mainPerCall / mcp.mainPerCall),
       mcp.bytes,
     ]);
     if (concurrency > 1) {
@@ -255,6 +267,9 @@ try {
         fmt(mcp.cpuPerCall, 0),
         fmt(off.cpuPerCall, 0),
         fmt(off.cpuPerCall / mcp.cpuPerCall),
+        fmt(mcp.mainPerCall, 1),
+        fmt(off.mainPerCall, 1),
+        fmt(off.mainPerCall / mcp.mainPerCall),
       ]);
     }
   }
@@ -279,6 +294,9 @@ console.log(
       'MCP p99 ms',
       'MCP server CPU µs/call',
       'MCP/bare throughput',
+      'bare main thread µs/req',
+      'MCP main thread µs/call',
+      'main thread ratio (bare/MCP)',
       'MCP answer bytes',
     ],
     rows,
@@ -295,6 +313,9 @@ console.log(
       'CPU µs/call recording',
       'CPU µs/call not recording',
       'CPU ratio (off/on)',
+      'main thread µs/call recording',
+      'main thread µs/call not recording',
+      'main thread ratio (off/on)',
     ],
     overhead,
   ),
