@@ -1,6 +1,6 @@
 // The thread that writes recorded tool calls into tool_calls (see call-writer.ts). Plain JavaScript on
 // purpose: it needs nothing but better-sqlite3, and loading TypeScript through tsx would cost a thread
-// more to start than everything it does. Rows arrive as arrays in COLUMNS order; every committed row is
+// more to start than everything it does. Rows arrive as JSON text of arrays in COLUMNS order; every committed row is
 // added to the shared counter, which the main thread waits on when a query must see every call.
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
@@ -68,7 +68,7 @@ function drain() {
 
 parentPort.on('message', (message) => {
   if (message.type === 'rows') {
-    pending.push(...message.rows);
+    pending.push(...JSON.parse(message.rows));
     if (!retry) drain();
   } else if (message.type === 'close') {
     if (retry) clearTimeout(retry);

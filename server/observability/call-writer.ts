@@ -32,7 +32,9 @@ export class CallWriter {
     if (rows.length === 0 || this.closing) return;
     const worker = this.worker ?? this.start();
     this.posted = (this.posted + rows.length) | 0;
-    worker.postMessage({ type: 'rows', rows });
+    // As JSON text: one native stringify and a string copy cost a fraction of structured-cloning
+    // hundreds of small arrays.
+    worker.postMessage({ type: 'rows', rows: JSON.stringify(rows) });
   }
 
   /** Waits until every row posted so far is committed, at most `timeoutMs`; true when they all are. */
