@@ -1,11 +1,10 @@
 // The interactive graph: graphology holds it, sigma draws it with WebGL, and ForceAtlas2 lays it out in
-// a Web Worker (graphology-layout-forceatlas2/worker), so the page stays responsive while nodes settle.
-// Nodes start on a circle so the first frame is drawn at once; the layout then refines it for a while.
+// a Web Worker (layout.ts), so the page stays responsive while nodes settle. Nodes start on a circle so
+// the first frame is drawn at once; the layout then refines it for a while.
 import Graph from 'graphology';
-import forceAtlas2 from 'graphology-layout-forceatlas2';
-import FA2Layout from 'graphology-layout-forceatlas2/worker';
 import { useEffect, useRef } from 'react';
 import Sigma from 'sigma';
+import { startLayout } from './layout.ts';
 import { EdgeArrowFlatProgram, NodeDiscProgram } from './webgl-programs.ts';
 
 export interface CanvasNode {
@@ -39,6 +38,14 @@ export function kindColours(kinds: Iterable<string>): Map<string, string> {
     map.set(kind, PALETTE[map.size % PALETTE.length] ?? '#7f7f7f');
   return map;
 }
+
+/**
+ * The layout's positions reach the screen at most this often: each update makes sigma re-process every
+ * node and edge and draw a frame, 20-30 ms for 2,000 nodes on a software renderer.
+ */
+const LAYOUT_FRAME_MS = 150;
+/** Above this many edges, the edges are not drawn while the layout runs. */
+const LAYOUT_HIDES_EDGES_ABOVE = 1000;
 
 interface Props {
   nodes: CanvasNode[];
@@ -100,18 +107,42 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
     renderer.current = sigma;
     sigma.once('afterRender', () => callbacks.current.onDrawn?.(performance.now() - started));
     sigma.on('clickNode', ({ node }) => callbacks.current.onSelect?.(node));
-    // Hover detection reads a pixel back from the GPU on every mouse move, which stalls the main thread
-    // until the frame is drawn (50 ms and more on a software renderer). Nothing can be hovered while the
-    // stage is being dragged, so hover listeners are parked from mousedown to mouseup.
+    // A frame with every edge of a big graph is the costly one (100 ms for 6,000 edges on a software
+    // renderer), so while the layout moves the nodes they are drawn alone; the edges join once it stops.
+    const edgesWaitForLayout = graph.size > LAYOUT_HIDES_EDGES_ABOVE;
+    if (edgesWaitForLayout) sigma.setSetting('edgeReducer', (_edge, data) => ({ ...data, hidden: true }));
+    let dragging = false;
+    const layout = startLayout(graph, {
+      durationMs: layoutMs,
+      everyMs: LAYOUT_FRAME_MS,
+      paused: () => dragging,
+      onDone: () => {
+        if (edgesWaitForLayout) sigma.setSetting('edgeReducer', null);
+      },
+    });
+    // While the stage is dragged, only the camera moves: layout positions wait for the release, and
+    // hover detection, which reads a pixel back from the GPU on every mouse move and so waits for the
+    // frame to be drawn, is parked (nothing can be hovered while dragging).
     const captor = sigma.getMouseCaptor();
     let parked: ReturnType<typeof captor.listeners<'mousemove'>> = [];
     captor.on('mousedown', () => {
+      dragging = true;
       parked = captor.listeners('mousemove');
       captor.removeAllListeners('mousemove');
     });
     captor.on('mouseup', () => {
+      dragging = false;
       for (const listener of parked) captor.on('mousemove', listener);
       parked = [];
+      layout.resume();
+    });
+    const touch = sigma.getTouchCaptor();
+    touch.on('touchdown', () => {
+      dragging = true;
+    });
+    touch.on('touchup', () => {
+      dragging = false;
+      layout.resume();
     });
     sigma.on('enterNode', () => {
       el.style.cursor = 'pointer';
@@ -119,17 +150,8 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
     sigma.on('leaveNode', () => {
       el.style.cursor = '';
     });
-    const layout =
-      graph.order > 1
-        ? new FA2Layout(graph, {
-            settings: { ...forceAtlas2.inferSettings(graph), barnesHutOptimize: graph.order > 400 },
-          })
-        : undefined;
-    layout?.start();
-    const stop = setTimeout(() => layout?.stop(), layoutMs);
     return () => {
-      clearTimeout(stop);
-      layout?.kill();
+      layout.kill();
       sigma.kill();
       renderer.current = undefined;
     };
