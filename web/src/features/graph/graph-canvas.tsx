@@ -5,7 +5,7 @@ import Graph from 'graphology';
 import { useEffect, useRef } from 'react';
 import Sigma from 'sigma';
 import { startLayout } from './layout.ts';
-import { EdgeArrowFlatProgram, NodeDiscProgram } from './webgl-programs.ts';
+import { cameraMoving, EdgeArrowFlatProgram, EdgeNoneProgram, NodeDiscProgram } from './webgl-programs.ts';
 
 export interface CanvasNode {
   id: string;
@@ -46,6 +46,8 @@ export function kindColours(kinds: Iterable<string>): Map<string, string> {
 const LAYOUT_FRAME_MS = 150;
 /** Above this many edges, the edges are not drawn while the layout runs. */
 const LAYOUT_HIDES_EDGES_ABOVE = 1000;
+/** Sigma's layers that stay empty while the camera moves (hideEdgesOnMove, hideLabelsOnMove, no hover). */
+const LAYERS_EMPTY_WHILE_MOVING = ['edges', 'edgeLabels', 'labels', 'hovers', 'hoverNodes'];
 
 interface Props {
   nodes: CanvasNode[];
@@ -91,6 +93,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
       if (e.source === e.target || !graph.hasNode(e.source) || !graph.hasNode(e.target)) continue;
       graph.addEdge(e.source, e.target, { size: 1, color: '#9aa3b5', label: e.type });
     }
+    let edgesWaitForLayout = graph.size > LAYOUT_HIDES_EDGES_ABOVE;
     const sigma = new Sigma(graph, el, {
       renderEdgeLabels: false,
       // Small graphs can afford every label; big ones show labels as the camera zooms in.
@@ -102,48 +105,53 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
       hideLabelsOnMove: true,
       // One draw call per layer instead of one per node or edge (see webgl-programs.ts).
       nodeProgramClasses: { circle: NodeDiscProgram },
-      edgeProgramClasses: { arrow: EdgeArrowFlatProgram },
+      // A frame with every edge of a big graph is the costly one (100 ms for 6,000 edges on a software
+      // renderer), so while the layout moves the nodes they are drawn alone; the edges join once it stops.
+      edgeProgramClasses: { arrow: edgesWaitForLayout ? EdgeNoneProgram : EdgeArrowFlatProgram },
     });
     renderer.current = sigma;
     sigma.once('afterRender', () => callbacks.current.onDrawn?.(performance.now() - started));
     sigma.on('clickNode', ({ node }) => callbacks.current.onSelect?.(node));
-    // A frame with every edge of a big graph is the costly one (100 ms for 6,000 edges on a software
-    // renderer), so while the layout moves the nodes they are drawn alone; the edges join once it stops.
-    const edgesWaitForLayout = graph.size > LAYOUT_HIDES_EDGES_ABOVE;
-    if (edgesWaitForLayout) sigma.setSetting('edgeReducer', (_edge, data) => ({ ...data, hidden: true }));
-    let dragging = false;
     const layout = startLayout(graph, {
       durationMs: layoutMs,
       everyMs: LAYOUT_FRAME_MS,
-      paused: () => dragging,
       onDone: () => {
-        if (edgesWaitForLayout) sigma.setSetting('edgeReducer', null);
+        if (!edgesWaitForLayout) return;
+        edgesWaitForLayout = false;
+        sigma.setSetting('edgeProgramClasses', { arrow: EdgeArrowFlatProgram });
       },
     });
-    // While the stage is dragged, only the camera moves: layout positions wait for the release, and
-    // hover detection, which reads a pixel back from the GPU on every mouse move and so waits for the
-    // frame to be drawn, is parked (nothing can be hovered while dragging).
+    // A layer with nothing drawn on it this frame is hidden: the browser would otherwise still read it
+    // back from the GPU and composite it on every frame (a third of a pan frame's cost on a software
+    // renderer). While the camera moves, sigma draws the nodes alone (hideEdgesOnMove, hideLabelsOnMove,
+    // no hover); while edges wait for the layout, their layer is empty.
+    const canvases = sigma.getCanvases();
+    sigma.on('beforeRender', () => {
+      const moving = cameraMoving(sigma);
+      for (const id of LAYERS_EMPTY_WHILE_MOVING) {
+        const canvas = canvases[id];
+        const empty = moving || (id === 'edges' && edgesWaitForLayout);
+        if (canvas) canvas.style.visibility = empty ? 'hidden' : '';
+      }
+    });
+    // While the stage is dragged, the layout pauses until the release, and hover detection, which reads a
+    // pixel back from the GPU on every mouse move and so waits for the frame to be drawn, is parked
+    // (nothing can be hovered while dragging).
     const captor = sigma.getMouseCaptor();
     let parked: ReturnType<typeof captor.listeners<'mousemove'>> = [];
     captor.on('mousedown', () => {
-      dragging = true;
+      layout.pause();
       parked = captor.listeners('mousemove');
       captor.removeAllListeners('mousemove');
     });
     captor.on('mouseup', () => {
-      dragging = false;
       for (const listener of parked) captor.on('mousemove', listener);
       parked = [];
       layout.resume();
     });
     const touch = sigma.getTouchCaptor();
-    touch.on('touchdown', () => {
-      dragging = true;
-    });
-    touch.on('touchup', () => {
-      dragging = false;
-      layout.resume();
-    });
+    touch.on('touchdown', () => layout.pause());
+    touch.on('touchup', () => layout.resume());
     sigma.on('enterNode', () => {
       el.style.cursor = 'pointer';
     });

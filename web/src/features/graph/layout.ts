@@ -2,53 +2,48 @@
 //
 // The worker answers one iteration at a time, and graphology-layout-forceatlas2's supervisor writes every
 // answer into the graph it was given. If that is the graph sigma draws, each iteration (tens per second)
-// makes sigma re-process every node and edge and draw a frame with all the edges, which on a software
-// renderer leaves no main-thread time for the user. So the worker lays out a copy of the graph, and its
-// positions are copied into the drawn graph at most every `everyMs`, never while `paused()` (the user is
-// dragging the stage: the camera alone moves, nothing is re-processed), and once more when it stops.
+// makes sigma re-process every node and edge and draw a frame, which on a software renderer leaves no
+// main-thread time for the user. So the worker lays out a copy of the graph, and its positions are
+// copied into the drawn graph at most every `everyMs`, and once more when it stops.
+//
+// While the user drags the stage (`pause()` … `resume()`), the layout stands still: nothing but the camera
+// moves on screen, and the worker, which would otherwise take a whole core for itself, leaves it to the
+// frames. The time it stood still does not count against `durationMs`.
 import type Graph from 'graphology';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
 import FA2Layout from 'graphology-layout-forceatlas2/worker';
 
 export interface LayoutOptions {
-  /** How long ForceAtlas2 runs (ms). */
+  /** How long ForceAtlas2 runs (ms), not counting the time it is paused. */
   durationMs: number;
   /** The shortest time between two position updates of the drawn graph (ms). */
   everyMs: number;
-  /** While true, positions are held back (and applied as soon as it turns false). */
-  paused: () => boolean;
   /** Called once the final positions are applied. */
   onDone?: () => void;
 }
 
 export interface RunningLayout {
-  /** Applies the held-back positions now if they are waiting and the layout is not paused. */
+  pause(): void;
   resume(): void;
   kill(): void;
 }
 
-export function startLayout(
-  graph: Graph,
-  { durationMs, everyMs, paused, onDone }: LayoutOptions,
-): RunningLayout {
+export function startLayout(graph: Graph, { durationMs, everyMs, onDone }: LayoutOptions): RunningLayout {
   if (graph.order < 2) {
     onDone?.();
-    return { resume() {}, kill() {} };
+    return { pause() {}, resume() {}, kill() {} };
   }
   const shadow = graph.copy();
-  const supervisor = new FA2Layout(shadow, {
-    settings: { ...forceAtlas2.inferSettings(shadow), barnesHutOptimize: shadow.order > 400 },
-  });
-  let running = true;
-  let pending = false;
-  let lastApplied = 0;
+  const settings = { ...forceAtlas2.inferSettings(shadow), barnesHutOptimize: shadow.order > 400 };
+  let supervisor: FA2Layout | undefined;
+  let remaining = durationMs;
+  let runningSince = 0;
+  let paused = false;
+  let finished = false;
+  let lastApplied = Number.NEGATIVE_INFINITY;
+  let stopTimer: ReturnType<typeof setTimeout> | undefined;
 
   const apply = () => {
-    if (paused()) {
-      pending = true;
-      return;
-    }
-    pending = false;
     lastApplied = performance.now();
     // One event for the whole graph, hinted as positions only, so sigma re-indexes once.
     graph.updateEachNodeAttributes(
@@ -59,29 +54,49 @@ export function startLayout(
       },
       { attributes: ['x', 'y'] },
     );
-    if (!running) {
-      clearInterval(tick);
-      onDone?.();
-    }
   };
   const tick = setInterval(() => {
-    if (performance.now() - lastApplied >= everyMs) apply();
+    if (!paused && performance.now() - lastApplied >= everyMs) apply();
   }, everyMs / 2);
-  const stop = setTimeout(() => {
-    supervisor.stop();
-    running = false;
+  // A stopped supervisor still has an iteration in flight, which a restart would pick up as a second
+  // loop; so a pause ends the worker, and a resume starts a new one from the positions reached.
+  const halt = () => {
+    clearTimeout(stopTimer);
+    supervisor?.kill();
+    supervisor = undefined;
+  };
+  const finish = () => {
+    halt();
+    finished = true;
+    clearInterval(tick);
     apply();
-  }, durationMs);
-  supervisor.start();
+    onDone?.();
+  };
+  const run = () => {
+    runningSince = performance.now();
+    supervisor = new FA2Layout(shadow, { settings });
+    supervisor.start();
+    stopTimer = setTimeout(finish, remaining);
+  };
+  run();
 
   return {
+    pause() {
+      if (paused || finished) return;
+      paused = true;
+      halt();
+      remaining -= performance.now() - runningSince;
+    },
     resume() {
-      if (pending) apply();
+      if (!paused) return;
+      paused = false;
+      if (remaining <= 0) return finish();
+      apply();
+      run();
     },
     kill() {
-      clearTimeout(stop);
+      halt();
       clearInterval(tick);
-      supervisor.kill();
     },
   };
 }

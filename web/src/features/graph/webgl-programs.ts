@@ -9,9 +9,12 @@
 // (3 per node, 6 + 3 per arrow), so a layer costs one draw call whatever its size; the vertex and fragment
 // maths are those of sigma's programs, so the picture is the same.
 import type { Attributes } from 'graphology-types';
+import type Sigma from 'sigma';
 import {
+  AbstractEdgeProgram,
   createEdgeCompoundProgram,
   drawStraightEdgeLabel,
+  type EdgeLabelDrawingFunction,
   EdgeProgram,
   type EdgeProgramType,
   NodeProgram,
@@ -71,6 +74,19 @@ void main(void) {
   #endif
 }`;
 
+/** Sigma's own test for a moving stage (the one behind hideEdgesOnMove and hideLabelsOnMove). */
+export function cameraMoving<N extends Attributes, E extends Attributes, G extends Attributes>(
+  renderer: Sigma<N, E, G>,
+): boolean {
+  const mouse = renderer.getMouseCaptor();
+  return (
+    renderer.getCamera().isAnimated() ||
+    mouse.isMoving ||
+    mouse.draggedEvents > 0 ||
+    mouse.currentWheelDirection !== 0
+  );
+}
+
 const DISC_ANGLES = [0, (2 * Math.PI) / 3, (4 * Math.PI) / 3];
 const DISC_UNIFORMS = ['u_sizeRatio', 'u_correctionRatio', 'u_matrix'] as const;
 
@@ -108,6 +124,20 @@ export class NodeDiscProgram<
       array[i++] = nodeIndex;
       array[i++] = angle;
     }
+  }
+
+  /**
+   * The picking pass (every node again, in its id colour, for hover and click) is skipped while the
+   * camera moves: nothing is hovered or clicked then, and the frame that follows the move draws it.
+   */
+  override render(params: RenderParams): void {
+    if (!cameraMoving(this.renderer)) return super.render(params);
+    if (this.hasNothingToRender()) return;
+    const program = this.normalProgram;
+    program.gl.viewport(0, 0, params.width * params.pixelRatio, params.height * params.pixelRatio);
+    this.bindProgram(program);
+    this.renderProgram(params, program);
+    this.unbindProgram(program);
   }
 
   setUniforms(
@@ -408,3 +438,16 @@ export const EdgeArrowFlatProgram: EdgeProgramType = createEdgeCompoundProgram(
   [EdgeBodyProgram, EdgeHeadProgram],
   drawStraightEdgeLabel,
 );
+
+/** Draws no edge at all: the program for edges that are not to be drawn yet (see graph-canvas.tsx). */
+export class EdgeNoneProgram<
+  N extends Attributes = Attributes,
+  E extends Attributes = Attributes,
+  G extends Attributes = Attributes,
+> extends AbstractEdgeProgram<N, E, G> {
+  drawLabel: EdgeLabelDrawingFunction<N, E, G> | undefined = undefined;
+  reallocate(): void {}
+  process(): void {}
+  render(): void {}
+  kill(): void {}
+}
