@@ -101,7 +101,8 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
       defaultEdgeType: 'arrow',
       zIndex: true,
       // Panning redraws every frame; edges and labels are most of that work, so they wait for the stop.
-      hideEdgesOnMove: true,
+      // (The edge program itself skips them while moving: sigma's hideEdgesOnMove would re-index the
+      // whole graph after every drag.)
       hideLabelsOnMove: true,
       // One draw call per layer instead of one per node or edge (see webgl-programs.ts).
       nodeProgramClasses: { circle: NodeDiscProgram },
@@ -144,14 +145,21 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
       parked = captor.listeners('mousemove');
       captor.removeAllListeners('mousemove');
     });
+    // The frame after a drag draws what moving frames leave out. A drag that stopped before the release
+    // moves the camera no more, so that frame is asked for once the captor has closed the drag (its own
+    // timeout, queued before this one).
+    const dragEnds = () => {
+      layout.resume();
+      setTimeout(() => sigma.scheduleRender(), 0);
+    };
     captor.on('mouseup', () => {
       for (const listener of parked) captor.on('mousemove', listener);
       parked = [];
-      layout.resume();
+      dragEnds();
     });
     const touch = sigma.getTouchCaptor();
     touch.on('touchdown', () => layout.pause());
-    touch.on('touchup', () => layout.resume());
+    touch.on('touchup', dragEnds);
     sigma.on('enterNode', () => {
       el.style.cursor = 'pointer';
     });

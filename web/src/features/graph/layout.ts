@@ -90,8 +90,8 @@ export function startLayout(graph: Graph, { durationMs, everyMs, onDone }: Layou
     resume() {
       if (!paused) return;
       paused = false;
+      // The positions reached reach the screen with the next tick, not in the release's own task.
       if (remaining <= 0) return finish();
-      apply();
       run();
     },
     kill() {
