@@ -91,8 +91,8 @@ export function startLayout(graph: Graph, { durationMs, everyMs, onDone }: Layou
       if (!paused) return;
       paused = false;
       // The positions reached reach the screen with the next tick, not in the release's own task.
-      if (remaining <= 0) return finish();
-      run();
+      if (remaining > 0) run();
+      else finish();
     },
     kill() {
       halt();

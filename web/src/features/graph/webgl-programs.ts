@@ -131,7 +131,10 @@ export class NodeDiscProgram<
    * camera moves: nothing is hovered or clicked then, and the frame that follows the move draws it.
    */
   override render(params: RenderParams): void {
-    if (!cameraMoving(this.renderer)) return super.render(params);
+    if (!cameraMoving(this.renderer)) {
+      super.render(params);
+      return;
+    }
     if (this.hasNothingToRender()) return;
     const program = this.normalProgram;
     program.gl.viewport(0, 0, params.width * params.pixelRatio, params.height * params.pixelRatio);
