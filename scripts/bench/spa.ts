@@ -7,14 +7,11 @@
 // BENCH_RUNS (default 5) sets the runs per measurement; figures are medians.
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, readFileSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import react from '@vitejs/plugin-react';
 import type { Browser, Page } from 'playwright-core';
-import { build } from 'vite';
-import { ensureSpaBuilt, launchChromium, ROOT } from '../../test/e2e/browser.ts';
+import { ensureSpaBuilt, launchChromium, ROOT, serveHarness } from '../../test/e2e/browser.ts';
 import { startTestHub, type TestHub } from '../../test/support/hub.ts';
 import { fmt, percentile, table } from './lib.ts';
 
@@ -204,32 +201,7 @@ async function board(browser: Browser, hub: TestHub): Promise<void> {
  * and worker layout, data made up.
  */
 async function graphHarness(browser: Browser): Promise<void> {
-  const outDir = join(ROOT, 'test-results', 'bench-graph');
-  await build({
-    configFile: false,
-    root: join(ROOT, 'web'),
-    base: '/',
-    logLevel: 'warn',
-    plugins: [react()],
-    build: { outDir, emptyOutDir: true, rollupOptions: { input: join(ROOT, 'web', 'bench', 'graph.html') } },
-  });
-  const server: Server = createServer((req, res) => {
-    const path = new URL(req.url ?? '/', 'http://x').pathname;
-    const file = join(outDir, path === '/' ? 'bench/graph.html' : path);
-    if (!file.startsWith(outDir) || !existsSync(file)) {
-      res.writeHead(404).end();
-      return;
-    }
-    const type = file.endsWith('.js')
-      ? 'text/javascript'
-      : file.endsWith('.html')
-        ? 'text/html'
-        : 'application/octet-stream';
-    res.writeHead(200, { 'content-type': type }).end(readFileSync(file));
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : 0;
+  const harness = await serveHarness('graph');
   const drawn: number[] = [];
   const panLong: number[] = [];
   const panMax: number[] = [];
@@ -239,7 +211,7 @@ async function graphHarness(browser: Browser): Promise<void> {
       await context.addInitScript(PROBE);
       const page = await context.newPage();
       await page.goto(
-        `http://127.0.0.1:${port}/bench/graph.html?n=${process.env.BENCH_NODES ?? 2000}&layout=${process.env.BENCH_LAYOUT_MS ?? 4000}`,
+        `${harness.url}?n=${process.env.BENCH_NODES ?? 2000}&layout=${process.env.BENCH_LAYOUT_MS ?? 4000}`,
       );
       await page.waitForFunction('document.body.dataset.navToDrawn !== undefined', undefined, {
         timeout: 30_000,
@@ -260,7 +232,7 @@ async function graphHarness(browser: Browser): Promise<void> {
       await context.close();
     }
   } finally {
-    server.close();
+    await harness.close();
   }
   const ms = median(drawn);
   record(
