@@ -116,6 +116,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
     const layout = startLayout(graph, {
       durationMs: layoutMs,
       everyMs: LAYOUT_FRAME_MS,
+      holdWhile: () => cameraMoving(sigma),
       onDone: () => {
         if (!edgesWaitForLayout) return;
         edgesWaitForLayout = false;

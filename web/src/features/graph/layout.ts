@@ -8,7 +8,8 @@
 //
 // While the user drags the stage (`pause()` … `resume()`), the layout stands still: nothing but the camera
 // moves on screen, and the worker, which would otherwise take a whole core for itself, leaves it to the
-// frames. The time it stood still does not count against `durationMs`.
+// frames. The time it stood still does not count against `durationMs`. While the camera moves otherwise
+// (the glide after a release, a zoom), the worker runs but its positions wait (`holdWhile`).
 import type Graph from 'graphology';
 import forceAtlas2 from 'graphology-layout-forceatlas2';
 import FA2Layout from 'graphology-layout-forceatlas2/worker';
@@ -18,6 +19,8 @@ export interface LayoutOptions {
   durationMs: number;
   /** The shortest time between two position updates of the drawn graph (ms). */
   everyMs: number;
+  /** Positions are held back while this is true (the camera moves: its frames stay cheap). */
+  holdWhile?: () => boolean;
   /** Called once the final positions are applied. */
   onDone?: () => void;
 }
@@ -28,7 +31,10 @@ export interface RunningLayout {
   kill(): void;
 }
 
-export function startLayout(graph: Graph, { durationMs, everyMs, onDone }: LayoutOptions): RunningLayout {
+export function startLayout(
+  graph: Graph,
+  { durationMs, everyMs, holdWhile, onDone }: LayoutOptions,
+): RunningLayout {
   if (graph.order < 2) {
     onDone?.();
     return { pause() {}, resume() {}, kill() {} };
@@ -56,7 +62,8 @@ export function startLayout(graph: Graph, { durationMs, everyMs, onDone }: Layou
     );
   };
   const tick = setInterval(() => {
-    if (!paused && performance.now() - lastApplied >= everyMs) apply();
+    if (paused || holdWhile?.() || performance.now() - lastApplied < everyMs) return;
+    apply();
   }, everyMs / 2);
   // A stopped supervisor still has an iteration in flight, which a restart would pick up as a second
   // loop; so a pause ends the worker, and a resume starts a new one from the positions reached.
