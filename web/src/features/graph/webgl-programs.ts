@@ -1,13 +1,14 @@
 // Sigma node and edge programs that draw every item of a layer in ONE non-instanced draw call.
 //
 // Sigma 3's own programs (NodeCircleProgram, EdgeArrowProgram = EdgeClampedProgram + EdgeArrowHeadProgram)
-// are instanced: one small vertex list drawn once per node or edge. That is cheap on a GPU, but Chromium
-// without one runs WebGL on SwiftShader, which executes an instanced draw as one full draw call per
-// instance (SwiftShader's CmdDrawBase::draw loops over the instances). Measured with `npm run bench:spa`'s
-// pan on 2,000 nodes: about 70 ms of GPU-process CPU per frame for the nodes alone, and several hundred
-// ms per frame once the 6,000 arrows are drawn. These programs write each item's vertices out in full
-// (3 per node, 6 + 3 per arrow), so a layer costs one draw call whatever its size; the vertex and fragment
-// maths are those of sigma's programs, so the picture is the same.
+// are instanced: one small vertex list drawn once per node or edge. That is what GPUs are made for, but
+// Chromium without one runs WebGL on SwiftShader, which executes an instanced draw as one full draw call
+// per instance (SwiftShader's CmdDrawBase::draw loops over the instances). Measured with the pan of
+// `npm run bench:spa` on 2,000 nodes: about 75 ms of GPU-process CPU per frame for the nodes alone, and
+// several hundred ms per frame once the 6,000 arrows are drawn. These programs write each item's vertices
+// out in full (3 per node, 6 + 3 per arrow), so a layer costs one draw call (two for the arrows: bodies
+// and heads) whatever its size. The vertex and fragment maths are those of sigma's programs, and
+// test/e2e/graph-canvas.test.ts checks that the pictures are the same, pixel for pixel.
 import type { Attributes } from 'graphology-types';
 import type Sigma from 'sigma';
 import {
