@@ -1,7 +1,8 @@
 // Shared parts of the end-to-end tests: the built SPA, Debian's Chromium through playwright-core, a
 // page that records console errors, and screenshots under test-results/screenshots/.
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
 import { join } from 'node:path';
 import { type Browser, type BrowserContext, chromium, type Page } from 'playwright-core';
 
@@ -116,4 +117,52 @@ export async function screenshot(page: Page, name: string): Promise<string> {
 export async function settle(page: Page): Promise<void> {
   await page.waitForFunction("!document.body.innerText.includes('Loading')", undefined, { timeout: 15_000 });
   await page.waitForTimeout(300);
+}
+
+export interface Harness {
+  /** The page's URL on a local static server. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Builds a harness page of `web/bench/` (`<name>.html`: the graph canvas or its WebGL programs on made-up
+ * data, outside the product build) with Vite into test-results/harness-<name>, and serves it.
+ */
+export async function serveHarness(name: string): Promise<Harness> {
+  const [{ build }, { default: react }] = await Promise.all([import('vite'), import('@vitejs/plugin-react')]);
+  const outDir = join(ROOT, 'test-results', `harness-${name}`);
+  await build({
+    configFile: false,
+    root: join(ROOT, 'web'),
+    base: '/',
+    logLevel: 'warn',
+    plugins: [react()],
+    build: {
+      outDir,
+      emptyOutDir: true,
+      rollupOptions: { input: join(ROOT, 'web', 'bench', `${name}.html`) },
+    },
+  });
+  const server: Server = createServer((req, res) => {
+    const path = new URL(req.url ?? '/', 'http://x').pathname;
+    const file = join(outDir, path);
+    if (!file.startsWith(outDir) || !existsSync(file) || !statSync(file).isFile()) {
+      res.writeHead(404).end();
+      return;
+    }
+    const type = file.endsWith('.js')
+      ? 'text/javascript'
+      : file.endsWith('.html')
+        ? 'text/html'
+        : 'application/octet-stream';
+    res.writeHead(200, { 'content-type': type }).end(readFileSync(file));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return {
+    url: `http://127.0.0.1:${port}/bench/${name}.html`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
 }

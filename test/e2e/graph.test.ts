@@ -91,6 +91,43 @@ describe('Graph', () => {
     }
   });
 
+  test('while the stage is dragged only the nodes are drawn, and the release brings the rest back', async () => {
+    const { page, errors, close } = await openPage(browser);
+    try {
+      await page.goto(`${hub.url}/graph?budget=200`);
+      await page.getByTestId('graph-summary').waitFor();
+      await page.locator('[data-testid="graph-canvas"] canvas').first().waitFor();
+      // After the layout (3 s): from then on, only the camera and the canvas itself ask for frames.
+      await page.waitForTimeout(3500);
+      const layers = `Object.fromEntries([...document.querySelectorAll('[data-testid="graph-canvas"] canvas')]
+        .map((c) => [c.className.replace('sigma-', ''), c.style.visibility !== 'hidden']))`;
+      const box = await page.getByTestId('graph-canvas').boundingBox();
+      assert.ok(box, 'the canvas is on the page');
+      const x = box.x + box.width / 2;
+      const y = box.y + box.height / 2;
+      await page.mouse.move(x, y);
+      await page.mouse.down();
+      for (let i = 1; i <= 10; i++) await page.mouse.move(x + i * 8, y + i * 4);
+      const dragging: unknown = await page.evaluate(layers);
+      assert.deepEqual(dragging, {
+        edges: false,
+        edgeLabels: false,
+        nodes: true,
+        labels: false,
+        hovers: false,
+        hoverNodes: false,
+        mouse: true,
+      });
+      // Held still before the release: no camera move follows, the canvas asks for the frame itself.
+      await page.waitForTimeout(300);
+      await page.mouse.up();
+      await page.waitForFunction(`Object.values(${layers}).every(Boolean)`, undefined, { timeout: 5000 });
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
   test('the export view draws the whole repository within each node budget', async () => {
     const { page, errors, close } = await openPage(browser);
     try {

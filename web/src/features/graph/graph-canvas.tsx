@@ -1,11 +1,11 @@
 // The interactive graph: graphology holds it, sigma draws it with WebGL, and ForceAtlas2 lays it out in
-// a Web Worker (graphology-layout-forceatlas2/worker), so the page stays responsive while nodes settle.
-// Nodes start on a circle so the first frame is drawn at once; the layout then refines it for a while.
+// a Web Worker (layout.ts), so the page stays responsive while nodes settle. Nodes start on a circle so
+// the first frame is drawn at once; the layout then refines it for a while.
 import Graph from 'graphology';
-import forceAtlas2 from 'graphology-layout-forceatlas2';
-import FA2Layout from 'graphology-layout-forceatlas2/worker';
 import { useEffect, useRef } from 'react';
 import Sigma from 'sigma';
+import { startLayout } from './layout.ts';
+import { cameraMoving, EdgeArrowFlatProgram, EdgeNoneProgram, NodeDiscProgram } from './webgl-programs.ts';
 
 export interface CanvasNode {
   id: string;
@@ -38,6 +38,16 @@ export function kindColours(kinds: Iterable<string>): Map<string, string> {
     map.set(kind, PALETTE[map.size % PALETTE.length] ?? '#7f7f7f');
   return map;
 }
+
+/**
+ * The layout's positions reach the screen at most this often: each update makes sigma re-process every
+ * node and edge before it draws a frame, about 20 ms of JavaScript for 2,000 nodes on a loaded machine.
+ */
+const LAYOUT_FRAME_MS = 150;
+/** Above this many edges, the edges are not drawn while the layout runs. */
+const LAYOUT_HIDES_EDGES_ABOVE = 1000;
+/** Sigma's layers that stay empty while the camera moves (see the beforeRender listener). */
+const LAYERS_EMPTY_WHILE_MOVING = ['edges', 'edgeLabels', 'labels', 'hovers', 'hoverNodes'];
 
 interface Props {
   nodes: CanvasNode[];
@@ -83,6 +93,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
       if (e.source === e.target || !graph.hasNode(e.source) || !graph.hasNode(e.target)) continue;
       graph.addEdge(e.source, e.target, { size: 1, color: '#9aa3b5', label: e.type });
     }
+    let edgesWaitForLayout = graph.size > LAYOUT_HIDES_EDGES_ABOVE;
     const sigma = new Sigma(graph, el, {
       renderEdgeLabels: false,
       // Small graphs can afford every label; big ones show labels as the camera zooms in.
@@ -90,42 +101,74 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
       defaultEdgeType: 'arrow',
       zIndex: true,
       // Panning redraws every frame; edges and labels are most of that work, so they wait for the stop.
-      hideEdgesOnMove: true,
+      // (The edge program itself skips them while moving: sigma's hideEdgesOnMove would re-index the
+      // whole graph after every drag.)
       hideLabelsOnMove: true,
+      // One draw call per layer instead of one per node or edge (see webgl-programs.ts).
+      nodeProgramClasses: { circle: NodeDiscProgram },
+      // A frame with every edge of a big graph is the costly one (100 ms for 6,000 edges on a software
+      // renderer), so while the layout moves the nodes they are drawn alone; the edges join once it stops.
+      edgeProgramClasses: { arrow: edgesWaitForLayout ? EdgeNoneProgram : EdgeArrowFlatProgram },
     });
     renderer.current = sigma;
     sigma.once('afterRender', () => callbacks.current.onDrawn?.(performance.now() - started));
     sigma.on('clickNode', ({ node }) => callbacks.current.onSelect?.(node));
-    // Hover detection reads a pixel back from the GPU on every mouse move, which stalls the main thread
-    // until the frame is drawn (50 ms and more on a software renderer). Nothing can be hovered while the
-    // stage is being dragged, so hover listeners are parked from mousedown to mouseup.
+    const layout = startLayout(graph, {
+      durationMs: layoutMs,
+      everyMs: LAYOUT_FRAME_MS,
+      holdWhile: () => cameraMoving(sigma),
+      onDone: () => {
+        if (!edgesWaitForLayout) return;
+        edgesWaitForLayout = false;
+        sigma.setSetting('edgeProgramClasses', { arrow: EdgeArrowFlatProgram });
+      },
+    });
+    // A layer with nothing drawn on it this frame is hidden: the browser would otherwise still read it
+    // back from the GPU and composite it on every frame (a third of a pan frame's cost on a software
+    // renderer). While the camera moves, the nodes are drawn alone (the edge program skips its draw,
+    // hideLabelsOnMove, hover parked or not drawn); while edges wait for the layout, their layer is empty.
+    const canvases = sigma.getCanvases();
+    sigma.on('beforeRender', () => {
+      const moving = cameraMoving(sigma);
+      for (const id of LAYERS_EMPTY_WHILE_MOVING) {
+        const canvas = canvases[id];
+        const empty = moving || (id === 'edges' && edgesWaitForLayout);
+        if (canvas) canvas.style.visibility = empty ? 'hidden' : '';
+      }
+    });
+    // While the stage is dragged, the layout pauses until the release, and hover detection, which reads a
+    // pixel back from the GPU on every mouse move and so waits for the frame to be drawn, is parked
+    // (nothing can be hovered while dragging).
     const captor = sigma.getMouseCaptor();
     let parked: ReturnType<typeof captor.listeners<'mousemove'>> = [];
     captor.on('mousedown', () => {
+      layout.pause();
       parked = captor.listeners('mousemove');
       captor.removeAllListeners('mousemove');
     });
+    // The frame after a drag draws what moving frames leave out. A drag that stopped before the release
+    // moves the camera no more, so that frame is asked for once the captor has closed the drag (its own
+    // timeout, queued before this one).
+    const dragEnds = () => {
+      layout.resume();
+      setTimeout(() => sigma.scheduleRender(), 0);
+    };
     captor.on('mouseup', () => {
       for (const listener of parked) captor.on('mousemove', listener);
       parked = [];
+      dragEnds();
     });
+    const touch = sigma.getTouchCaptor();
+    touch.on('touchdown', () => layout.pause());
+    touch.on('touchup', dragEnds);
     sigma.on('enterNode', () => {
       el.style.cursor = 'pointer';
     });
     sigma.on('leaveNode', () => {
       el.style.cursor = '';
     });
-    const layout =
-      graph.order > 1
-        ? new FA2Layout(graph, {
-            settings: { ...forceAtlas2.inferSettings(graph), barnesHutOptimize: graph.order > 400 },
-          })
-        : undefined;
-    layout?.start();
-    const stop = setTimeout(() => layout?.stop(), layoutMs);
     return () => {
-      clearTimeout(stop);
-      layout?.kill();
+      layout.kill();
       sigma.kill();
       renderer.current = undefined;
     };
