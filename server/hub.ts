@@ -123,10 +123,13 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       calls.record(tool, caller, input, envelope, startedAt, durationMs, Buffer.byteLength(text));
     if (caller.mcpSessionId) {
       const agent = (input as { agent_session?: unknown } | null)?.agent_session;
-      sessions.called(caller.mcpSessionId, tool.name, typeof agent === 'string' ? agent : null, {
-        ...(caller.clientName ? { name: caller.clientName } : {}),
-        ...(caller.clientVersion ? { version: caller.clientVersion } : {}),
-      });
+      sessions.called(
+        caller.mcpSessionId,
+        tool.name,
+        typeof agent === 'string' ? agent : null,
+        caller.clientName,
+        caller.clientVersion,
+      );
     }
     return answer;
   }

@@ -46,6 +46,8 @@ function describe(value: unknown): string {
 
 export class ToolCalls {
   private readonly inFlight = new Map<RequestId, LazyAbort>();
+  /** Who calls, once the session and its client are known (they do not change afterwards). */
+  private knownCaller: CallerInfo | undefined;
 
   constructor(
     private readonly hub: Hub,
@@ -141,13 +143,16 @@ export class ToolCalls {
   }
 
   private caller(): CallerInfo {
+    if (this.knownCaller) return this.knownCaller;
     const sessionId = (this.transport as { sessionId?: string }).sessionId;
     const client = this.server.getClientVersion();
-    return {
+    const caller: CallerInfo = {
       transport: 'mcp',
       ...(sessionId ? { mcpSessionId: sessionId } : {}),
       ...(client ? { clientName: client.name, clientVersion: client.version } : {}),
     };
+    if (sessionId && client) this.knownCaller = caller;
+    return caller;
   }
 
   private answer(id: RequestId, result: ReturnType<typeof toCallResult>): Promise<void> {

@@ -98,7 +98,8 @@ export class SessionTracker {
     id: string,
     tool: string,
     agentSession: string | null,
-    client?: { name?: string; version?: string },
+    clientName?: string,
+    clientVersion?: string,
   ): void {
     const live = this.live.get(id);
     if (!live) return;
@@ -106,9 +107,9 @@ export class SessionTracker {
     live.last_tool = tool;
     live.calls++;
     if (agentSession) live.agent_session = agentSession;
-    if (client?.name && !live.client_name) {
-      live.client_name = client.name;
-      live.client_version = client.version ?? null;
+    if (clientName && !live.client_name) {
+      live.client_name = clientName;
+      live.client_version = clientVersion ?? null;
     }
     if (this.lastLifecycle.get(id) !== 'active') this.checkLifecycles();
   }
