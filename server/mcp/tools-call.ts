@@ -6,12 +6,12 @@
 // progressToken, and no answer once the client has cancelled (notifications/cancelled). Every other
 // method (initialize, tools/list, ping, logging/setLevel…) still goes through the SDK's Server.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import type { Transport, TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { fail } from '../../shared/envelope/index.ts';
 import type { Hub } from '../hub.ts';
 import type { CallerInfo } from '../tools/context.ts';
-import type { Message } from './transport.ts';
+import type { Message, NodeStreamableTransport } from './transport.ts';
 import { toCallResult } from './wire.ts';
 
 /** An AbortController made only when a tool asks for its signal: most never do, and one costs µs. */
@@ -52,7 +52,7 @@ export class ToolCalls {
   constructor(
     private readonly hub: Hub,
     private readonly server: Server,
-    private readonly transport: Pick<Transport, 'send'>,
+    private readonly transport: Pick<NodeStreamableTransport, 'deliver' | 'sessionId'>,
   ) {}
 
   /**
@@ -70,7 +70,7 @@ export class ToolCalls {
     this.call(id, message.params).catch((err: unknown) => {
       // hub.call never rejects; anything here is a bug in this file. Answer rather than leave it hanging.
       this.hub.logger.error({ err, scope: 'mcp' }, 'tools/call failed outside the tool');
-      void this.send({
+      this.send({
         jsonrpc: '2.0',
         id,
         error: { code: ErrorCode.InternalError, message: 'Internal error' },
@@ -79,8 +79,13 @@ export class ToolCalls {
     return true;
   };
 
-  private send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
-    return this.transport.send(message, options).catch(() => {});
+  private send(message: JSONRPCMessage, options?: TransportSendOptions): void {
+    try {
+      this.transport.deliver(message, options);
+    } catch (err) {
+      // The client went away mid-write: nothing to answer to.
+      this.hub.logger.warn({ err, scope: 'mcp' }, 'an MCP answer could not be written');
+    }
   }
 
   private async call(id: RequestId, params: unknown): Promise<void> {
@@ -128,7 +133,7 @@ export class ToolCalls {
           : {
               progress: (report) => {
                 if (abort.aborted) return;
-                void this.send(
+                this.send(
                   { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...report } },
                   { relatedRequestId: id },
                 );
@@ -136,7 +141,7 @@ export class ToolCalls {
             }),
       });
       // A cancelled request gets no answer (the client has stopped waiting for it).
-      if (!abort.aborted) await this.answer(id, toCallResult(envelope, text));
+      if (!abort.aborted) this.answer(id, toCallResult(envelope, text));
     } finally {
       if (this.inFlight.get(id) === abort) this.inFlight.delete(id);
     }
@@ -144,7 +149,7 @@ export class ToolCalls {
 
   private caller(): CallerInfo {
     if (this.knownCaller) return this.knownCaller;
-    const sessionId = (this.transport as { sessionId?: string }).sessionId;
+    const sessionId = this.transport.sessionId;
     const client = this.server.getClientVersion();
     const caller: CallerInfo = {
       transport: 'mcp',
@@ -155,12 +160,12 @@ export class ToolCalls {
     return caller;
   }
 
-  private answer(id: RequestId, result: ReturnType<typeof toCallResult>): Promise<void> {
-    return this.send({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
+  private answer(id: RequestId, result: ReturnType<typeof toCallResult>): void {
+    this.send({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
   }
 
-  private error(id: RequestId, message: string): Promise<void> {
-    return this.send({
+  private error(id: RequestId, message: string): void {
+    this.send({
       jsonrpc: '2.0',
       id,
       error: { code: ErrorCode.InvalidParams, message: `Invalid params: ${message}` },

@@ -239,6 +239,11 @@ export class NodeStreamableTransport implements Transport {
   }
 
   async send(message: JSONRPCMessage, options?: TransportSendOptions): Promise<void> {
+    this.deliver(message, options);
+  }
+
+  /** send() without its promise, for the hub's own tools/call path (tools-call.ts). */
+  deliver(message: JSONRPCMessage, options?: TransportSendOptions): void {
     const m = message as unknown as Message;
     const response = isResponse(m);
     const requestId = response ? (m.id as RequestId) : options?.relatedRequestId;
