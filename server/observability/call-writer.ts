@@ -69,7 +69,9 @@ export class CallWriter {
     return this.closing;
   }
 
-  private start(): Worker {
+  /** Starts the thread now rather than on the first write (the hub does, so its threads are up front). */
+  start(): Worker {
+    if (this.worker) return this.worker;
     const worker = new Worker(new URL('./call-writer-thread.mjs', import.meta.url), {
       workerData: {
         dbPath: this.options.dbPath,

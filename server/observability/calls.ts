@@ -100,6 +100,11 @@ export class CallRecorder {
     return () => this.listeners.delete(listener);
   }
 
+  /** Starts the writer thread (otherwise it starts with the first batch). */
+  start(): void {
+    this.writer.start();
+  }
+
   /** Called by the adapters once the answer is serialised. */
   record(
     tool: AnyTool,
