@@ -68,7 +68,7 @@ export class ExtractPool {
   /** `helpers` extra threads (default: one per core beyond the first, at most 3). */
   constructor(helpers = Math.min(3, availableParallelism() - 1)) {
     for (let i = 0; i < helpers; i++) {
-      const w = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
+      const w = new Worker(new URL('./worker-bootstrap.cjs', import.meta.url), {
         workerData: { entry: 'extract-worker' },
         execArgv: [],
         resourceLimits: WORKER_LIMITS,
