@@ -1,6 +1,6 @@
 // An extraction helper thread: reads, extracts and serializes the files it is sent and posts the
-// outcomes back. The indexer thread extracts too, so a 2-core machine parses two files at a time;
-// writes stay on the indexer's single connection.
+// outcomes back. On a 2-core machine one helper parses while the indexer thread writes on its
+// single connection.
 import { parentPort } from 'node:worker_threads';
 import { type ExtractOutcome, extractJob, type HelperReply, type HelperRequest } from './pool.ts';
 

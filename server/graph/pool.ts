@@ -1,7 +1,7 @@
-// Extraction across threads. Each lane (a helper thread, or the indexer's own thread) reads a file,
-// hashes it, extracts it and serializes the result where it was made; only paths go in and strings
-// come back. Parsing is CPU-bound and independent per file; everything after it (writes, resolution)
-// stays on the indexer thread, so the helpers pull work from a queue while that thread writes.
+// Extraction on helper threads. A helper reads a file, hashes it, extracts it and serializes the
+// result; only paths go in and strings come back. Parsing is CPU-bound and independent per file;
+// everything after it (writes, resolution) stays on the indexer thread, which writes one batch while
+// the helpers extract the next. Without helpers (one core), the indexer thread extracts itself.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
@@ -70,7 +70,7 @@ export type ExtractOutcome =
 export type Extractor = (root: string, jobs: ExtractJob[]) => Promise<ExtractOutcome[]>;
 
 /**
- * One file, start to finish. Serializing here costs the lane the JSON it would otherwise cost the
+ * One file, start to finish. Serializing here costs the helper the JSON it would otherwise cost the
  * indexer thread, hands back a few flat strings instead of an object graph to clone, and leaves no
  * parser string (a slice that pins the whole source text) in anything the indexer keeps.
  */
@@ -124,12 +124,10 @@ export interface HelperReply {
   outcomes: ExtractOutcome[];
 }
 
-/** A helper's share is handed out in chunks of about this many bytes, two chunks ahead. */
+/** Jobs go to a helper in chunks of about this many bytes, two chunks ahead. */
 const CHUNK_BYTES = 64 * 1024;
 const CHUNK_FILES = 16;
 const AHEAD = 2;
-
-const nextTurn = () => new Promise<void>((r) => setImmediate(r));
 
 export class ExtractPool {
   private readonly helpers: Worker[] = [];
@@ -161,7 +159,7 @@ export class ExtractPool {
       };
       w.on('error', fail);
       w.on('exit', (code) => {
-        // Later batches go to the lanes that are left (this thread at least).
+        // Later batches go to the helpers that are left, or to this thread.
         const k = this.helpers.indexOf(w);
         if (k !== -1) this.helpers.splice(k, 1);
         fail(new Error(`an extraction helper exited (code ${code})`));
@@ -172,30 +170,32 @@ export class ExtractPool {
   }
 
   /**
-   * The jobs go into a queue, largest first. Each helper takes chunks from the front, two ahead so it
-   * never waits for the next; this thread takes single files from the back whenever it is free,
-   * which is after the caller has written the previous batch: a caller that starts the next batch
-   * before writing the last one keeps the helpers busy while it writes. Files of the rarer languages
-   * are extracted here only: every grammar a thread loads costs it 10-30 MB.
+   * With helpers, this thread extracts nothing: it never loads a grammar or grows a WebAssembly
+   * memory of its own, and it is free to write the previous batch (the indexer hands out batch N+1
+   * before it writes batch N). The jobs are queued largest first; each helper takes chunks from the
+   * queue, two ahead so it never waits for the next. Files of the rarer languages all go to the
+   * first helper: every grammar a thread loads costs it 10-30 MB.
    */
   readonly extract: Extractor = async (root, jobs) => {
-    if (this.helpers.length === 0 || jobs.length < 2) return extractHere(root, jobs);
+    if (this.helpers.length === 0) return extractHere(root, jobs);
     const out = new Array<ExtractOutcome>(jobs.length);
+    const bySize = (a: number, b: number) => jobs[b]!.size - jobs[a]!.size;
     const shared: number[] = [];
-    const localOnly: number[] = [];
-    for (let i = 0; i < jobs.length; i++) (SHARED.has(jobs[i]!.language) ? shared : localOnly).push(i);
-    shared.sort((a, b) => jobs[b]!.size - jobs[a]!.size);
-    let head = 0;
-    let tail = shared.length;
+    const rare: number[] = [];
+    for (let i = 0; i < jobs.length; i++) (SHARED.has(jobs[i]!.language) ? shared : rare).push(i);
+    shared.sort(bySize);
+    rare.sort(bySize);
+    const first = this.helpers[0]!;
 
     let failure: Error | undefined;
     const inFlight = new Set<Promise<void>>();
     const feed = (w: Worker) => {
-      if (failure || head >= tail) return;
+      const queue = w === first && rare.length ? rare : shared;
+      if (failure || queue.length === 0) return;
       const take: number[] = [];
       let bytes = 0;
-      while (head < tail && take.length < CHUNK_FILES && (take.length === 0 || bytes < CHUNK_BYTES)) {
-        const i = shared[head++]!;
+      while (queue.length && take.length < CHUNK_FILES && (take.length === 0 || bytes < CHUNK_BYTES)) {
+        const i = queue.shift()!;
         take.push(i);
         bytes += jobs[i]!.size;
       }
@@ -222,18 +222,6 @@ export class ExtractPool {
       inFlight.add(done);
     };
     for (const w of this.helpers) for (let k = 0; k < AHEAD; k++) feed(w);
-
-    // This thread: the rare languages, then small files from the back of the queue. A turn of the
-    // event loop before each file lets helper replies in, so their next chunks go out on time.
-    for (;;) {
-      await nextTurn();
-      if (failure) break;
-      let i: number | undefined;
-      if (localOnly.length) i = localOnly.pop();
-      else if (head < tail) i = shared[--tail];
-      if (i === undefined) break;
-      out[i] = await extractJob(root, jobs[i]!);
-    }
     while (inFlight.size && !failure) await Promise.race(inFlight);
     if (failure) throw failure;
     return out;
