@@ -406,10 +406,18 @@ export class Indexer {
     }
     for (const d of deleted) dirty.delete(d);
 
-    // 4. Resolve the dirty files' references into edges.
-    const dirtyList = [...dirty].filter((p) => this.files.has(p));
+    // 4. Resolve the dirty files' references into edges. Documents first: the index of symbols by
+    // label that their inline code is matched against (an entry per symbol) is dropped after them.
+    const dirtyDocs: string[] = [];
+    const dirtyCode: string[] = [];
+    for (const p of dirty) {
+      const rec = this.files.get(p);
+      if (rec) (rec.language === 'markdown' ? dirtyDocs : dirtyCode).push(p);
+    }
+    const dirtyList = [...dirtyDocs, ...dirtyCode];
     progress('resolve', 0, dirtyList.length);
     for (let i = 0; i < dirtyList.length; i += RESOLVE_BATCH) {
+      if (i >= dirtyDocs.length) this.resolver.forgetLabels();
       const batch = dirtyList.slice(i, i + RESOLVE_BATCH);
       this.store.transaction(() => {
         for (const p of batch) {
@@ -432,6 +440,7 @@ export class Indexer {
       await yieldToLoop();
       req.signal?.throwIfAborted();
     }
+    this.resolver.forgetLabels();
 
     // 5. Housekeeping: folders, stubs nobody points at, and the state row.
     this.store.transaction(() => {
