@@ -272,8 +272,9 @@ export class Indexer {
     this.store.setPending(candidates.length + deleted.size, true);
 
     // 2. Extract and write, in batches (one transaction each) so readers see steady progress. The
-    // lanes read the files themselves: no source text passes through this thread. The next batch is
-    // handed out before this one is written, so the helpers extract while this thread writes.
+    // extractor reads the files itself (on a helper thread, when there is one): no source text passes
+    // through this thread. The next batch is handed out before this one is written, so the helpers
+    // extract while this thread writes.
     const dirty = new Set<string>();
     this.unfinished = dirty;
     // A few changed files keep their references in memory for resolution; a cold pass reads them back.

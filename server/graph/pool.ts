@@ -10,6 +10,7 @@ import { Worker } from 'node:worker_threads';
 import { extractFile } from './extract/index.ts';
 import type { Extraction, FileFacts, GraphNode, Language } from './types.ts';
 
+/** Languages any helper takes; the rarer ones all go to the first helper, so each grammar loads once. */
 const SHARED: ReadonlySet<Language> = new Set([
   'typescript',
   'tsx',
