@@ -1,29 +1,14 @@
-// An extraction helper thread: parses and extracts the files it is sent and posts the results back.
-// The indexer thread extracts too, so a 2-core machine parses two files at a time; writes stay on
-// the indexer's single connection.
+// An extraction helper thread: reads, extracts and serializes the files it is sent and posts the
+// outcomes back. On a 2-core machine one helper parses while the indexer thread writes on its
+// single connection.
 import { parentPort } from 'node:worker_threads';
-import { extractFile } from './extract/index.ts';
-import type { ExtractItem, ExtractReply } from './pool.ts';
+import { type ExtractOutcome, extractJob, type HelperReply, type HelperRequest } from './pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('extract-worker.ts runs only as a worker thread');
 
-port.on('message', async (msg: { id: number; items: ExtractItem[] }) => {
-  const results: ExtractReply['results'] = [];
-  for (const it of msg.items) {
-    const t0 = performance.now();
-    try {
-      results.push({ ex: await extractFile(it.path, it.language, it.text), ms: performance.now() - t0 });
-    } catch (err) {
-      results.push({
-        ex: {
-          nodes: [],
-          facts: { refs: [], bindings: [], reexports: [] },
-          error: `extraction failed: ${(err as Error).message}`,
-        },
-        ms: performance.now() - t0,
-      });
-    }
-  }
-  port.postMessage({ id: msg.id, results } satisfies ExtractReply);
+port.on('message', async (msg: HelperRequest) => {
+  const outcomes: ExtractOutcome[] = [];
+  for (const job of msg.jobs) outcomes.push(await extractJob(msg.root, job));
+  port.postMessage({ id: msg.id, outcomes } satisfies HelperReply);
 });

@@ -1,17 +1,16 @@
 // The indexer: walks the repo, extracts changed files, writes their nodes in one transaction per file
 // batch, and re-resolves the edges of every file whose targets may have moved. Runs wherever it is
 // given a connection: the worker thread in the hub, in-process in tests and benchmarks.
-import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { isAbsolute, join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
 import { languageOf } from './parser.ts';
-import { type ExtractMany, extractHere } from './pool.ts';
+import { type ExtractJob, type ExtractModel, type Extractor, extractHere } from './pool.ts';
 import { dirOf, normalize, readTsPaths } from './project.ts';
 import { type Def, type FileRec, type Project, Resolver } from './resolve.ts';
 import { GraphStore } from './store.ts';
-import type { Extraction, FileFacts, Ref } from './types.ts';
+import type { FileFacts, GraphNode, Ref } from './types.ts';
 import { folderUid } from './uid.ts';
 import { type WalkedFile, Walker, type WalkOptions } from './walk.ts';
 
@@ -56,7 +55,7 @@ export interface IndexerOptions {
   logger?: Logger;
   walk?: WalkOptions;
   /** How batches are extracted (default: in this thread); the worker passes its thread pool. */
-  extract?: ExtractMany;
+  extract?: Extractor;
 }
 
 interface Rec extends FileRec {
@@ -272,110 +271,106 @@ export class Indexer {
     }
     this.store.setPending(candidates.length + deleted.size, true);
 
-    // 2. Extract and write, in batches (one transaction each) so readers see steady progress.
+    // 2. Extract and write, in batches (one transaction each) so readers see steady progress. The
+    // extractor reads the files itself (on a helper thread, when there is one): no source text passes
+    // through this thread. The next batch is handed out before this one is written, so the helpers
+    // extract while this thread writes.
     const dirty = new Set<string>();
     this.unfinished = dirty;
     // A few changed files keep their references in memory for resolution; a cold pass reads them back.
     const keepRefs = candidates.length <= 500;
-    const freshRefs = new Map<string, Ref[]>();
+    const freshFacts = new Map<string, string>();
     let failed = 0;
     let changedCount = 0;
     let bytes = 0;
     let configChanged = false;
     const changedPackages = new Set<string>();
     let addedOrRemoved = deleted.size > 0;
-    progress('extract', 0, candidates.length);
-    for (let i = 0; i < candidates.length; i += EXTRACT_BATCH) {
-      const batch: { file: WalkedFile; text: string; hash: string }[] = [];
-      for (const f of candidates.slice(i, i + EXTRACT_BATCH)) {
-        const known = this.files.get(f.path);
-        let text: string;
-        try {
-          text = readFileSync(join(this.repo, f.path), 'utf8');
-        } catch {
-          if (known) deleted.add(f.path);
-          continue;
-        }
-        const hash = createHash('sha1').update(text).digest('hex');
-        if (!req.force && known && known.hash === hash) {
-          known.mtimeMs = f.mtimeMs;
-          this.store.touchFile(known.id, f.mtimeMs);
-          continue;
-        }
-        bytes += f.size;
-        batch.push({ file: f, text, hash });
-      }
-      changedCount += batch.length;
-      if (batch.some((c) => CONFIG_FILE.test(c.file.path))) configChanged = true;
-      const extracted = await (this.options.extract ?? extractHere)(
-        batch.map((item) => ({
-          path: item.file.path,
-          language: languageOf(item.file.path)!,
-          text: item.text,
-        })),
-      );
-      const results = batch.map((item, k) => ({ item, ...extracted[k]! }));
-      for (const r of results) if (r.ex.error) failed++;
-      this.store.transaction(() => {
-        for (const { item, ex, ms } of results) {
-          const path = item.file.path;
-          const language = languageOf(path)!;
-          const known = this.files.get(path);
-          if (!known) addedOrRemoved = true;
-          const { refs, ...meta } = ex.facts;
-          // Names from the parser are slices of the file's text and would keep all of it alive in the
-          // long-lived model: keep copies (a JSON round trip of the small parts) instead.
-          const kept = JSON.parse(
-            JSON.stringify({ meta, nodes: ex.nodes.map((n) => [n.uid, n.kind, n.qualifiedName]) }),
-          ) as { meta: Omit<FileFacts, 'refs'>; nodes: [string, string, string][] };
-          ex.nodes.forEach((n, k) => {
-            n.uid = kept.nodes[k]![0];
-          });
-          const id = this.store.upsertFile({
-            path,
-            language,
-            hash: item.hash,
-            size: item.file.size,
-            mtimeMs: item.file.mtimeMs,
-            durationMs: ms,
-            error: ex.error ?? null,
-            generation,
-            facts: JSON.stringify(ex.facts),
-          });
-          const { removedDependents } = this.store.replaceFileNodes(
-            id,
-            path,
-            language,
-            ex.nodes,
-            known?.uids ?? [],
-          );
-          for (const dep of removedDependents) {
-            const r = this.byId.get(dep);
-            if (r) dirty.add(r.path);
-          }
-          this.store.deleteFileEdges(id, true);
-          this.writeContains(id, path, language, ex);
-          const rec = this.makeRec(
-            id,
-            path,
-            language,
-            { ...kept.meta, refs: [] },
-            kept.nodes.map(([uid, kind, qualified_name]) => ({ uid, kind, qualified_name })),
-          );
-          rec.hash = item.hash;
-          rec.size = item.file.size;
-          rec.mtimeMs = item.file.mtimeMs;
-          this.files.set(path, rec);
-          this.byId.set(id, rec);
-          if (keepRefs) freshRefs.set(path, refs);
-          dirty.add(path);
-          for (const imp of this.importers.get(path) ?? []) dirty.add(imp);
-          if (language === 'go' || language === 'java') changedPackages.add(`${language}|${dirOf(path)}`);
-        }
+    const extract = this.options.extract ?? extractHere;
+    const jobsFrom = (start: number): ExtractJob[] =>
+      candidates.slice(start, start + EXTRACT_BATCH).map((f) => {
+        const known = req.force ? undefined : this.files.get(f.path)?.hash;
+        return { path: f.path, language: languageOf(f.path)!, size: f.size, ...(known ? { known } : {}) };
       });
-      progress('extract', Math.min(i + EXTRACT_BATCH, candidates.length), candidates.length);
-      await yieldToLoop();
-      req.signal?.throwIfAborted();
+    progress('extract', 0, candidates.length);
+    let next = candidates.length ? extract(this.repo, jobsFrom(0)) : undefined;
+    try {
+      for (let i = 0; i < candidates.length; i += EXTRACT_BATCH) {
+        const outcomes = await next!;
+        next =
+          i + EXTRACT_BATCH < candidates.length ? extract(this.repo, jobsFrom(i + EXTRACT_BATCH)) : undefined;
+        const batch = candidates.slice(i, i + EXTRACT_BATCH);
+        this.store.transaction(() => {
+          batch.forEach((file, k) => {
+            const o = outcomes[k]!;
+            const path = file.path;
+            const known = this.files.get(path);
+            if (o.status === 'unreadable') {
+              if (known) deleted.add(path);
+              return;
+            }
+            if (o.status === 'unchanged') {
+              known!.mtimeMs = file.mtimeMs;
+              this.store.touchFile(known!.id, file.mtimeMs);
+              return;
+            }
+            changedCount++;
+            bytes += file.size;
+            if (o.error) failed++;
+            if (CONFIG_FILE.test(path)) configChanged = true;
+            const language = languageOf(path)!;
+            if (!known) addedOrRemoved = true;
+            const { nodes, meta } = JSON.parse(o.model) as ExtractModel;
+            const id = this.store.upsertFile({
+              path,
+              language,
+              hash: o.hash,
+              size: file.size,
+              mtimeMs: file.mtimeMs,
+              durationMs: o.ms,
+              error: o.error ?? null,
+              generation,
+              facts: o.facts,
+            });
+            const { removedDependents } = this.store.replaceFileNodes(
+              id,
+              path,
+              language,
+              nodes,
+              known?.uids ?? [],
+            );
+            for (const dep of removedDependents) {
+              const r = this.byId.get(dep);
+              if (r) dirty.add(r.path);
+            }
+            this.store.deleteFileEdges(id, true);
+            this.writeContains(id, path, language, nodes);
+            const rec = this.makeRec(
+              id,
+              path,
+              language,
+              { ...meta, refs: [] },
+              nodes.map((n) => ({ uid: n.uid, kind: n.kind, qualified_name: n.qualifiedName })),
+            );
+            rec.hash = o.hash;
+            rec.size = file.size;
+            rec.mtimeMs = file.mtimeMs;
+            this.files.set(path, rec);
+            this.byId.set(id, rec);
+            if (keepRefs) freshFacts.set(path, o.facts);
+            dirty.add(path);
+            for (const imp of this.importers.get(path) ?? []) dirty.add(imp);
+            if (language === 'go' || language === 'java') changedPackages.add(`${language}|${dirOf(path)}`);
+          });
+        });
+        progress('extract', Math.min(i + EXTRACT_BATCH, candidates.length), candidates.length);
+        await yieldToLoop();
+        req.signal?.throwIfAborted();
+      }
+    } catch (err) {
+      // The batch already handed out is not awaited any more.
+      next?.catch(() => {});
+      throw err;
     }
 
     // 3. Deleted (and renamed-away) files: cascade their nodes and edges; re-resolve who pointed at them.
@@ -412,21 +407,27 @@ export class Indexer {
     }
     for (const d of deleted) dirty.delete(d);
 
-    // 4. Resolve the dirty files' references into edges.
-    const dirtyList = [...dirty].filter((p) => this.files.has(p));
+    // 4. Resolve the dirty files' references into edges. Documents first: the index of symbols by
+    // label that their inline code is matched against (an entry per symbol) is dropped after them.
+    const dirtyDocs: string[] = [];
+    const dirtyCode: string[] = [];
+    for (const p of dirty) {
+      const rec = this.files.get(p);
+      if (rec) (rec.language === 'markdown' ? dirtyDocs : dirtyCode).push(p);
+    }
+    const dirtyList = [...dirtyDocs, ...dirtyCode];
     progress('resolve', 0, dirtyList.length);
     for (let i = 0; i < dirtyList.length; i += RESOLVE_BATCH) {
+      if (i >= dirtyDocs.length) this.resolver.forgetLabels();
       const batch = dirtyList.slice(i, i + RESOLVE_BATCH);
-      const loaded = new Map<string, Ref[]>();
-      for (const p of batch) {
-        const refs = freshRefs.get(p);
-        if (refs) loaded.set(p, refs);
-        else loaded.set(p, (JSON.parse(this.store.facts(this.files.get(p)!.id)) as FileFacts).refs);
-      }
       this.store.transaction(() => {
         for (const p of batch) {
           const rec = this.files.get(p)!;
-          const { edges, importsFiles, unresolvedImports } = this.resolveOne(rec, loaded.get(p) ?? []);
+          // One file's references at a time, read just before they are resolved: loading a whole
+          // batch up front kept them alive across young-generation collections, and V8 promoted
+          // them to the old generation, where they stayed as garbage until the next full GC.
+          const refs = (JSON.parse(freshFacts.get(p) ?? this.store.facts(rec.id)) as FileFacts).refs;
+          const { edges, importsFiles, unresolvedImports } = this.resolveOne(rec, refs);
           rec.unresolvedImports = unresolvedImports;
           for (const t of importsFiles) this.addImporter(t, p);
           this.store.deleteFileEdges(rec.id, false);
@@ -440,6 +441,7 @@ export class Indexer {
       await yieldToLoop();
       req.signal?.throwIfAborted();
     }
+    this.resolver.forgetLabels();
 
     // 5. Housekeeping: folders, stubs nobody points at, and the state row.
     this.store.transaction(() => {
@@ -477,15 +479,15 @@ export class Indexer {
   }
 
   /** Structural edges, owned by the file: folder → file → top-level symbols → members. */
-  private writeContains(fileId: number, path: string, language: string, ex: Extraction): void {
+  private writeContains(fileId: number, path: string, language: string, nodes: GraphNode[]): void {
     const extractor = `${language}/extract`;
-    const root = ex.nodes[0];
+    const root = nodes[0];
     if (!root) return;
     const folder = folderUid(dirOf(path));
     this.store.ensureFolder(dirOf(path));
     this.store.insertEdges(fileId, [
       { source: folder, target: root.uid, type: 'contains', confidence: 1, extractor, line: 1, col: 1 },
-      ...ex.nodes
+      ...nodes
         .filter((n) => n.parent)
         .map((n) => ({
           source: n.parent!,

@@ -83,17 +83,29 @@ export function hasGrammar(language: Language): boolean {
 
 let runtime: Promise<void> | undefined;
 const languages = new Map<string, Promise<TsLanguage>>();
-const parsers = new Map<Language, Parser>();
+const parsers = new Map<Language, Promise<Parser | undefined>>();
 
 export function initParser(): Promise<void> {
   runtime ??= Parser.init({ locateFile: () => RUNTIME_WASM });
   return runtime;
 }
 
-/** A parser for `language`, reused for every file of that language in this thread. */
-export async function parserFor(language: Language): Promise<Parser | undefined> {
-  const cached = parsers.get(language);
-  if (cached) return cached;
+/**
+ * A parser for `language`, reused for every file of that language in this thread. The promise is
+ * what is cached, so files that arrive while the grammar is still loading share one parser.
+ */
+export function parserFor(language: Language): Promise<Parser | undefined> {
+  let parser = parsers.get(language);
+  if (!parser) {
+    parser = newParser(language);
+    parsers.set(language, parser);
+    // A grammar that failed to load is tried again by the next file.
+    parser.catch(() => parsers.delete(language));
+  }
+  return parser;
+}
+
+async function newParser(language: Language): Promise<Parser | undefined> {
   const file = GRAMMAR_FILE[language];
   if (!file) return undefined;
   await initParser();
@@ -104,6 +116,5 @@ export async function parserFor(language: Language): Promise<Parser | undefined>
   }
   const parser = new Parser();
   parser.setLanguage(await lang);
-  parsers.set(language, parser);
   return parser;
 }

@@ -1,11 +1,16 @@
-// Extraction across threads: the calling thread extracts part of each batch itself while helper
-// threads extract the rest. Parsing is CPU-bound and independent per file; everything after it
-// (writes, resolution) stays on the indexer thread.
+// Extraction on helper threads. A helper reads a file, hashes it, extracts it and serializes the
+// result; only paths go in and strings come back. Parsing is CPU-bound and independent per file;
+// everything after it (writes, resolution) stays on the indexer thread, which writes one batch while
+// the helpers extract the next. Without helpers (one core), the indexer thread extracts itself.
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
+import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import { extractFile } from './extract/index.ts';
-import type { Extraction, Language } from './types.ts';
+import type { Extraction, FileFacts, GraphNode, Language } from './types.ts';
 
+/** Languages any helper takes; the rarer ones all go to the first helper, so each grammar loads once. */
 const SHARED: ReadonlySet<Language> = new Set([
   'typescript',
   'tsx',
@@ -18,104 +23,215 @@ const SHARED: ReadonlySet<Language> = new Set([
 ]);
 
 /**
- * A small young generation for the graph's threads: their garbage is short-lived parse output, and
- * V8's default semi-spaces cost tens of MB per isolate in resident memory for little speed.
+ * Heap limits of the graph's threads. A small young generation: their garbage is short-lived parse
+ * output, and V8's default semi-spaces cost tens of MB per isolate in resident memory for little
+ * speed. An old generation capped just under 2 GB: below that size V8 (Node 20) lets the heap grow to
+ * about twice what survived the last full collection before the next one, instead of four times.
+ * Measured on a cold index of 5,300 files: the indexer's heap peaked at 88 MB with the cap at 2047 MB
+ * and at 121 MB with it at 2049 MB, for 45 MB live. Its model of a repository of that size is a few
+ * percent of the cap.
  */
-export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8 };
+export const WORKER_LIMITS = { maxYoungGenerationSizeMb: 8, maxOldGenerationSizeMb: 2047 };
 
-export interface ExtractItem {
+/** A file to extract. */
+export interface ExtractJob {
+  /** Repo-relative. */
   path: string;
   language: Language;
-  text: string;
+  /** Bytes on disk when the walk saw it: only orders the work. */
+  size: number;
+  /** The content hash the graph already has: a file that still hashes to it is not extracted again. */
+  known?: string;
 }
 
-export interface ExtractReply {
-  id: number;
-  results: { ex: Extraction; ms: number }[];
+/** What the indexer keeps of an extraction (everything but the references). */
+export interface ExtractModel {
+  nodes: GraphNode[];
+  meta: Omit<FileFacts, 'refs'>;
 }
 
-export type ExtractMany = (items: ExtractItem[]) => Promise<{ ex: Extraction; ms: number }[]>;
+export type ExtractOutcome =
+  /** The file could not be read (deleted or unreadable since the walk). */
+  | { status: 'unreadable' }
+  /** Same content as `known`. */
+  | { status: 'unchanged'; hash: string }
+  | {
+      status: 'extracted';
+      hash: string;
+      /** Extraction time. */
+      ms: number;
+      error?: string;
+      /** JSON of an ExtractModel. */
+      model: string;
+      /** JSON of the FileFacts, as stored in graph_files.facts. */
+      facts: string;
+    };
+
+/** Extracts `jobs` under the repository `root`; the outcomes are in the jobs' order. */
+export type Extractor = (root: string, jobs: ExtractJob[]) => Promise<ExtractOutcome[]>;
+
+/**
+ * One file, start to finish. Serializing here costs the helper the JSON it would otherwise cost the
+ * indexer thread, hands back a few flat strings instead of an object graph to clone, and leaves no
+ * parser string (a slice that pins the whole source text) in anything the indexer keeps.
+ */
+export async function extractJob(root: string, job: ExtractJob): Promise<ExtractOutcome> {
+  let text: string;
+  try {
+    text = readFileSync(join(root, job.path), 'utf8');
+  } catch {
+    return { status: 'unreadable' };
+  }
+  const hash = createHash('sha1').update(text).digest('hex');
+  if (job.known === hash) return { status: 'unchanged', hash };
+  const t0 = performance.now();
+  let ex: Extraction;
+  try {
+    ex = await extractFile(job.path, job.language, text);
+  } catch (err) {
+    ex = {
+      nodes: [],
+      facts: { refs: [], bindings: [], reexports: [] },
+      error: `extraction failed: ${(err as Error).message}`,
+    };
+  }
+  const { refs: _refs, ...meta } = ex.facts;
+  const out: ExtractOutcome = {
+    status: 'extracted',
+    hash,
+    ms: performance.now() - t0,
+    model: JSON.stringify({ nodes: ex.nodes, meta } satisfies ExtractModel),
+    facts: JSON.stringify(ex.facts),
+  };
+  if (ex.error !== undefined) out.error = ex.error;
+  return out;
+}
 
 /** Extraction in the calling thread only. */
-export const extractHere: ExtractMany = async (items) => {
-  const out: { ex: Extraction; ms: number }[] = [];
-  for (const it of items) {
-    const t0 = performance.now();
-    try {
-      out.push({ ex: await extractFile(it.path, it.language, it.text), ms: performance.now() - t0 });
-    } catch (err) {
-      out.push({
-        ex: {
-          nodes: [],
-          facts: { refs: [], bindings: [], reexports: [] },
-          error: `extraction failed: ${(err as Error).message}`,
-        },
-        ms: performance.now() - t0,
-      });
-    }
-  }
+export const extractHere: Extractor = async (root, jobs) => {
+  const out: ExtractOutcome[] = [];
+  for (const job of jobs) out.push(await extractJob(root, job));
   return out;
 };
+
+/** What a helper is sent, and answers. */
+export interface HelperRequest {
+  id: number;
+  root: string;
+  jobs: ExtractJob[];
+}
+export interface HelperReply {
+  id: number;
+  outcomes: ExtractOutcome[];
+}
+
+/** Jobs go to a helper in chunks of about this many bytes, two chunks ahead. */
+const CHUNK_BYTES = 64 * 1024;
+const CHUNK_FILES = 16;
+const AHEAD = 2;
 
 export class ExtractPool {
   private readonly helpers: Worker[] = [];
   private nextId = 1;
   private readonly waiting = new Map<
     number,
-    { resolve: (r: ExtractReply) => void; reject: (e: Error) => void }
+    { helper: Worker; resolve: (r: HelperReply) => void; reject: (e: Error) => void }
   >();
 
   /** `helpers` extra threads (default: one per core beyond the first, at most 3). */
   constructor(helpers = Math.min(3, availableParallelism() - 1)) {
     for (let i = 0; i < helpers; i++) {
-      const w = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
+      const w = new Worker(new URL('./worker-bootstrap.cjs', import.meta.url), {
         workerData: { entry: 'extract-worker' },
         execArgv: [],
         resourceLimits: WORKER_LIMITS,
       });
-      w.on('message', (m: ExtractReply) => {
+      w.on('message', (m: HelperReply) => {
         this.waiting.get(m.id)?.resolve(m);
         this.waiting.delete(m.id);
+        this.settle(w);
       });
-      w.on('error', (err) => {
-        for (const [, p] of this.waiting) p.reject(err);
-        this.waiting.clear();
+      const fail = (err: Error) => {
+        for (const [id, p] of this.waiting) {
+          if (p.helper !== w) continue;
+          this.waiting.delete(id);
+          p.reject(err);
+        }
+      };
+      w.on('error', fail);
+      w.on('exit', (code) => {
+        // Later batches go to the helpers that are left, or to this thread.
+        const k = this.helpers.indexOf(w);
+        if (k !== -1) this.helpers.splice(k, 1);
+        fail(new Error(`an extraction helper exited (code ${code})`));
       });
       w.unref();
       this.helpers.push(w);
     }
   }
 
-  /** Splits the batch by size: one share per helper and one for this thread; results in input order. */
-  readonly extract: ExtractMany = async (items) => {
-    if (this.helpers.length === 0 || items.length < 4) return extractHere(items);
-    const lanes = this.helpers.length + 1;
-    const shares: ExtractItem[][] = Array.from({ length: lanes }, () => []);
-    const load = new Array<number>(lanes).fill(0);
-    const order: [number, number][] = [];
-    // Largest first into the lightest lane keeps the lanes' bytes close.
-    const sorted = items.map((it, i) => [it, i] as const).sort((a, b) => b[0].text.length - a[0].text.length);
-    for (const [it, i] of sorted) {
-      let lane = 0;
-      // Helpers take only the common languages: every grammar a thread loads costs it 10-30 MB, so the
-      // rare ones (C, shell, …) load once, here.
-      if (SHARED.has(it.language)) for (let l = 1; l < lanes; l++) if (load[l]! < load[lane]!) lane = l;
-      load[lane]! += it.text.length;
-      order[i] = [lane, shares[lane]!.length];
-      shares[lane]!.push(it);
-    }
-    const remote = this.helpers.map((w, h) => {
+  /**
+   * With helpers, this thread extracts nothing: it never loads a grammar or grows a WebAssembly
+   * memory of its own, and it is free to write the previous batch (the indexer hands out batch N+1
+   * before it writes batch N). The jobs are queued largest first; each helper takes chunks from the
+   * queue, two ahead so it never waits for the next. Files of the rarer languages all go to the
+   * first helper: every grammar a thread loads costs it 10-30 MB.
+   */
+  readonly extract: Extractor = async (root, jobs) => {
+    if (this.helpers.length === 0) return extractHere(root, jobs);
+    const out = new Array<ExtractOutcome>(jobs.length);
+    const bySize = (a: number, b: number) => jobs[b]!.size - jobs[a]!.size;
+    const shared: number[] = [];
+    const rare: number[] = [];
+    for (let i = 0; i < jobs.length; i++) (SHARED.has(jobs[i]!.language) ? shared : rare).push(i);
+    shared.sort(bySize);
+    rare.sort(bySize);
+    const first = this.helpers[0]!;
+
+    let failure: Error | undefined;
+    const inFlight = new Set<Promise<void>>();
+    const feed = (w: Worker) => {
+      const queue = w === first && rare.length ? rare : shared;
+      if (failure || queue.length === 0) return;
+      const take: number[] = [];
+      let bytes = 0;
+      while (queue.length && take.length < CHUNK_FILES && (take.length === 0 || bytes < CHUNK_BYTES)) {
+        const i = queue.shift()!;
+        take.push(i);
+        bytes += jobs[i]!.size;
+      }
       const id = this.nextId++;
-      return new Promise<ExtractReply>((resolve, reject) => {
-        this.waiting.set(id, { resolve, reject });
-        w.postMessage({ id, items: shares[h + 1] });
+      const reply = new Promise<HelperReply>((resolve, reject) => {
+        this.waiting.set(id, { helper: w, resolve, reject });
+        // An idle helper does not keep the process alive; one with work out does.
+        w.ref();
+        w.postMessage({ id, root, jobs: take.map((i) => jobs[i]!) } satisfies HelperRequest);
       });
-    });
-    const local = await extractHere(shares[0]!);
-    const replies = await Promise.all(remote);
-    const byLane = [local, ...replies.map((r) => r.results)];
-    return order.map(([lane, k]) => byLane[lane]![k]!);
+      const done: Promise<void> = reply.then(
+        (r) => {
+          inFlight.delete(done);
+          take.forEach((i, k) => {
+            out[i] = r.outcomes[k]!;
+          });
+          feed(w);
+        },
+        (err: Error) => {
+          inFlight.delete(done);
+          failure ??= err;
+        },
+      );
+      inFlight.add(done);
+    };
+    for (const w of this.helpers) for (let k = 0; k < AHEAD; k++) feed(w);
+    while (inFlight.size && !failure) await Promise.race(inFlight);
+    if (failure) throw failure;
+    return out;
   };
+
+  private settle(w: Worker): void {
+    for (const p of this.waiting.values()) if (p.helper === w) return;
+    w.unref();
+  }
 
   async close(): Promise<void> {
     await Promise.all(this.helpers.map((w) => w.terminate()));

@@ -109,6 +109,14 @@ export class Resolver {
     this.segments = undefined;
   }
 
+  /**
+   * Drops the index of every symbol by label, which only documents' inline code is matched against:
+   * the indexer resolves documents first and calls this after them.
+   */
+  forgetLabels(): void {
+    this.labelIndex = undefined;
+  }
+
   /** All edges of one file (except the structural `contains`, written at extraction). */
   resolveFile(
     rec: FileRec,
@@ -118,18 +126,34 @@ export class Resolver {
     const edges: ResolvedEdge[] = [];
     const importsFiles = new Set<string>();
     const extractor = `${extractorPrefix(rec.language)}/resolve`;
-    const seen = new Set<string>();
+    // One edge per (source, target, type) at a reference site. Edges are bucketed by a number made of
+    // the site (exact for columns below 2^20, and compared in full anyway): a string key per edge
+    // cost more than the edge.
+    const atSite = new Map<number, ResolvedEdge | ResolvedEdge[]>();
     const push = (ref: Ref, target: Target, type: EdgeType = ref.type) => {
       let uid: string;
       if ('stub' in target) {
-        uid = target.stub.uid;
-        if (!this.stubs.has(uid)) this.stubs.set(uid, target.stub);
+        // The first stub of a uid is the one kept: its uid string is shared by all the file's edges to it.
+        const known = this.stubs.get(target.stub.uid);
+        if (known) uid = known.uid;
+        else {
+          uid = target.stub.uid;
+          this.stubs.set(uid, target.stub);
+        }
       } else uid = target.uid;
       if (uid === ref.from && type !== 'calls') return;
-      const key = `${ref.from}|${uid}|${type}|${ref.line}|${ref.col}`;
-      if (seen.has(key)) return;
-      seen.add(key);
-      edges.push({
+      const site = ref.line * 0x100000 + ref.col;
+      const there = atSite.get(site);
+      if (there) {
+        const same = (e: ResolvedEdge) =>
+          e.target === uid &&
+          e.type === type &&
+          e.source === ref.from &&
+          e.line === ref.line &&
+          e.col === ref.col;
+        if (Array.isArray(there) ? there.some(same) : same(there)) return;
+      }
+      const edge: ResolvedEdge = {
         source: ref.from,
         target: uid,
         type,
@@ -137,7 +161,11 @@ export class Resolver {
         extractor,
         line: ref.line,
         col: ref.col,
-      });
+      };
+      if (!there) atSite.set(site, edge);
+      else if (Array.isArray(there)) there.push(edge);
+      else atSite.set(site, [there, edge]);
+      edges.push(edge);
     };
 
     for (const ref of refs) {
@@ -537,7 +565,7 @@ export class Resolver {
     prefer: ReadonlySet<NodeKind>,
   ): { uid: string; kind: NodeKind; file: string; qname: string; confidence: number } | undefined {
     for (let k = parts.length; k >= 1; k--) {
-      const q = parts.slice(0, k).join('.');
+      const q = dotted(parts, k);
       const d = this.defIn(rec.path, q, k === parts.length ? prefer : TYPE_KINDS);
       if (!d) continue;
       if (k === parts.length) return { ...d, file: rec.path, qname: q, confidence: CONFIDENCE.exact };
@@ -570,7 +598,7 @@ export class Resolver {
     if (own) return own;
     // Import bindings.
     for (let k = parts.length; k >= 1; k--) {
-      const local = parts.slice(0, k).join('.');
+      const local = dotted(parts, k);
       const bnd = rec.bindings.get(local);
       if (!bnd) continue;
       const rest = parts.slice(k);
@@ -866,6 +894,11 @@ export class Resolver {
     }
     if (candidates.length === 1) push(ref, { uid: fileUid(candidates[0]!), kind: 'file', confidence: 0.5 });
   }
+}
+
+/** The first `k` parts joined with dots, without a new array for the usual single part. */
+function dotted(parts: string[], k: number): string {
+  return k === 1 ? parts[0]! : parts.slice(0, k).join('.');
 }
 
 function uidOfFile(f: FileRec): string {

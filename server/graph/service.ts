@@ -110,7 +110,7 @@ export function createGraphService(options: GraphServiceOptions): GraphService {
       ...(options.extractHelpers !== undefined ? { extractHelpers: options.extractHelpers } : {}),
     };
     // execArgv []: the parent's flags (--test, --inspect …) are not the worker's business; the bootstrap loads tsx.
-    const w = new Worker(new URL('./worker-bootstrap.mjs', import.meta.url), {
+    const w = new Worker(new URL('./worker-bootstrap.cjs', import.meta.url), {
       workerData: data,
       execArgv: [],
       resourceLimits: WORKER_LIMITS,
