@@ -15,7 +15,8 @@ mkdirSync(join(repo, 'docs/tasks'), { recursive: true });
 writeFileSync(join(repo, 'docs/guide.md'), '# Guide\n\n## Load\n\nA guide for the load test.\n');
 writeFileSync(join(repo, 'index.ts'), 'export function load(): number {\n  return 1;\n}\n');
 
-const r = await runLoad({ repo, sessions, seconds });
+const nodeArgs = (process.env.LOAD_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
+const r = await runLoad({ repo, sessions, seconds, nodeArgs });
 const growth = (r.rssMb.end - r.rssMb.half) / r.rssMb.half;
 console.log(`bench:load — ${sessions} sessions, ${seconds} s, Node ${process.version}\n`);
 console.log(
@@ -54,7 +55,24 @@ console.log(
     ],
   ),
 );
-console.log(`\ncalls per tool: ${JSON.stringify(r.byTool)}`);
+console.log(
+  `\nthe hub's CPU per call: ${fmt(r.cpuMsPerCall.process, 2)} ms (process), ${fmt(r.cpuMsPerCall.main, 2)} ms ` +
+    `(main thread, busy ${fmt(r.mainThreadBusy * 100, 0)}% of the run)`,
+);
+const heapGrowth = (r.heapUsedMb.end - r.heapUsedMb.half) / r.heapUsedMb.half;
+console.log(
+  `V8 heap used (lowest sample of the 10 s before each mark): start ${fmt(r.heapUsedMb.start, 1)} MB, ` +
+    `half ${fmt(r.heapUsedMb.half, 1)} MB, end ${fmt(r.heapUsedMb.end, 1)} MB (2nd half ${fmt(heapGrowth * 100, 1)}%)`,
+);
+console.log(
+  `\n${table(
+    ['tool', 'calls', 'p50 ms', 'p99 ms'],
+    Object.entries(r.latencyByTool)
+      .sort(([, a], [, b]) => b.p99 - a.p99)
+      .map(([tool, l]) => [tool, r.byTool[tool] ?? 0, fmt(l.p50), fmt(l.p99)]),
+  )}`,
+);
+if (r.fdsLeft.length) console.log(`\ndescriptors open after but not before: ${r.fdsLeft.join(', ')}`);
 if (r.failures.length) console.log(`\nfailures:\n${r.failures.join('\n')}`);
 const ok = r.failed === 0 && r.p99 < 100 && growth < 0.1 && r.fds.after <= r.fds.before + 2;
 console.log(`\n${ok ? 'all targets met' : 'TARGETS MISSED'}`);

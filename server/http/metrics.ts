@@ -11,6 +11,7 @@ export function registerMetrics(app: FastifyInstance, hub: Hub, stream: StreamSt
       sessions: hub.sessions.counts(),
       streamClients: stream.clients,
       uptimeSeconds: process.uptime(),
+      memory: process.memoryUsage(),
     });
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
   });
