@@ -59,6 +59,10 @@ console.log(
   `\nthe hub's CPU per call: ${fmt(r.cpuMsPerCall.process, 2)} ms (process), ${fmt(r.cpuMsPerCall.main, 2)} ms ` +
     `(main thread, busy ${fmt(r.mainThreadBusy * 100, 0)}% of the run)`,
 );
+console.log(
+  `the main thread waited for a core (other processes had both) ${fmt(r.mainThreadWaitingForCpu * 100, 0)}% ` +
+    `of the run; this load generator used ${fmt(r.generatorBusy * 100, 0)}% of a core`,
+);
 const heapGrowth = (r.heapUsedMb.end - r.heapUsedMb.half) / r.heapUsedMb.half;
 console.log(
   `V8 heap used (lowest sample of the 10 s before each mark): start ${fmt(r.heapUsedMb.start, 1)} MB, ` +

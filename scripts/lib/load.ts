@@ -32,6 +32,13 @@ export interface LoadReport {
   cpuMsPerCall: { process: number; main: number };
   /** Share of the run's wall time the main thread spent on the CPU (1 = saturated). */
   mainThreadBusy: number;
+  /**
+   * Share of the run's wall time the main thread was ready to run but waiting for a core (other
+   * processes had them): /proc schedstat. Latency the hub cannot help on a shared machine.
+   */
+  mainThreadWaitingForCpu: number;
+  /** Share of one core this load generator used: near 1 means it, not the hub, may be the bottleneck. */
+  generatorBusy: number;
   /** p50 and p99 in ms per tool. */
   latencyByTool: Record<string, { p50: number; p99: number }>;
   fds: { before: number; during: number; after: number };
@@ -63,6 +70,11 @@ const fdTargets = (pid: number): Map<string, string> => {
 };
 const openFds = (pid: number) => fdTargets(pid).size;
 /** utime + stime of a process or one of its threads, in ms (clock ticks of 10 ms on Linux). */
+/** Nanoseconds a thread spent waiting on a run queue (/proc/…/schedstat, second field), in ms. */
+function runQueueWaitMs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
+}
+
 function cpuMs(path: string): number {
   const stat = readFileSync(path, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
@@ -164,7 +176,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     let fdsDuring = 0;
     const started = Date.now();
     const end = started + options.seconds * 1000;
-    const cpuStart = { process: cpuMs(`/proc/${pid}/stat`), main: cpuMs(`/proc/${pid}/task/${pid}/stat`) };
+    const cpuStart = {
+      process: cpuMs(`/proc/${pid}/stat`),
+      main: cpuMs(`/proc/${pid}/task/${pid}/stat`),
+      waiting: runQueueWaitMs(pid),
+      generator: process.cpuUsage(),
+    };
     const sampler = setInterval(() => {
       const at = Date.now() - started;
       heapUsed().then(
@@ -227,6 +244,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const cpu = {
       process: cpuMs(`/proc/${pid}/stat`) - cpuStart.process,
       main: cpuMs(`/proc/${pid}/task/${pid}/stat`) - cpuStart.main,
+      waiting: runQueueWaitMs(pid) - cpuStart.waiting,
+      generator: process.cpuUsage(cpuStart.generator),
     };
     const rssEnd = rssMb(pid);
     const floor = (until: number) =>
@@ -256,6 +275,8 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       heapUsedMb: { start: heapStart, half: floor(wall / 2), end: floor(wall) },
       cpuMsPerCall: { process: cpu.process / latencies.length, main: cpu.main / latencies.length },
       mainThreadBusy: cpu.main / wall,
+      mainThreadWaitingForCpu: cpu.waiting / wall,
+      generatorBusy: (cpu.generator.user + cpu.generator.system) / 1000 / wall,
       latencyByTool,
       fds: { before, during: fdsDuring, after },
       fdsLeft,
