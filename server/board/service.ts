@@ -47,7 +47,7 @@ import {
 } from './store.ts';
 import {
   contentHash,
-  parseTaskFile,
+  parseCache,
   renderNewTask,
   renderTask,
   type TaskDocument,
@@ -362,6 +362,7 @@ export function createBoardService(options: BoardServiceOptions) {
   const settings = boardSettingsLoader(config.stateDir);
   const durable = options.durable ?? true;
   const dir = dirSyncer(tasksDir);
+  const parseTask = parseCache();
   /** Changes to one task (and claims) wait for each other in this process: see durableChange. */
   const queue = new KeyedQueue();
   const claimedStatement = db.prepare<[string], { id: number; title: string }>(
@@ -554,7 +555,7 @@ export function createBoardService(options: BoardServiceOptions) {
     const hash = contentHash(text);
     const before = store.getByPath(name);
     if (before?.content_hash === hash) return 'unchanged';
-    const parsed = parseTaskFile(text, name);
+    const parsed = parseTask(text, name);
     const exists = opts.exists ?? fileExists;
     let reason: string | null = parsed.ok ? null : parsed.reason;
     if (parsed.ok) {
@@ -836,7 +837,7 @@ export function createBoardService(options: BoardServiceOptions) {
         `${taskKey(id)}'s file ${repoPath(name)} does not parse (${reason}); fix the file by hand — the hub never rewrites a file it cannot read`,
       );
     }
-    const parsed = parseTaskFile(text, name);
+    const parsed = parseTask(text, name);
     if (!parsed.ok) throw new Error('unreachable: indexed file does not parse');
     return { id, name, doc: parsed.doc };
   }
@@ -894,7 +895,7 @@ export function createBoardService(options: BoardServiceOptions) {
     then: (doc: TaskDocument) => T,
   ): FilePlan<T> {
     const text = renderTask(loaded.doc, fields, sections);
-    const parsed = parseTaskFile(text, loaded.name);
+    const parsed = parseTask(text, loaded.name);
     if (!parsed.ok) throw new Error(`refusing to write a task file that would not parse: ${parsed.reason}`);
     const doc = parsed.doc;
     return {
@@ -1050,7 +1051,7 @@ export function createBoardService(options: BoardServiceOptions) {
       };
       if (gate?.line) sections = appendLog(sections, workLogLine(gate.line, actor, now));
       const text = renderNewTask(fields, sections);
-      const parsed = parseTaskFile(text, name);
+      const parsed = parseTask(text, name);
       if (!parsed.ok) throw new Error(`refusing to write a task file that would not parse: ${parsed.reason}`);
       return {
         name,
@@ -1094,7 +1095,7 @@ export function createBoardService(options: BoardServiceOptions) {
     const row = store.get(id);
     const text = row === undefined ? null : readText(row.path);
     if (row !== undefined && text !== null && contentHash(text) === row.content_hash) {
-      const parsed = parseTaskFile(text, row.path);
+      const parsed = parseTask(text, row.path);
       if (parsed.ok) return toView(parsed.doc.fields, parsed.doc.sections, row.path, parsed.doc);
     }
     return write(() => {
