@@ -61,7 +61,8 @@ console.log(
 );
 console.log(
   `the main thread waited for a core (other processes had both) ${fmt(r.mainThreadWaitingForCpu * 100, 0)}% ` +
-    `of the run; this load generator used ${fmt(r.generatorBusy * 100, 0)}% of a core`,
+    `of the run and was blocked (system calls, SQLite locks) at least ${fmt(r.mainThreadBlocked * 100, 0)}%; ` +
+    `this load generator used ${fmt(r.generatorBusy * 100, 0)}% of a core`,
 );
 const heapGrowth = (r.heapUsedMb.end - r.heapUsedMb.half) / r.heapUsedMb.half;
 console.log(

@@ -37,6 +37,12 @@ export interface LoadReport {
    * processes had them): /proc schedstat. Latency the hub cannot help on a shared machine.
    */
   mainThreadWaitingForCpu: number;
+  /**
+   * Share of the run's wall time the event loop was busy but its thread neither ran nor waited for a
+   * core: blocked in a system call (a synchronous fsync or rename) or sleeping on a SQLite lock. At
+   * least this much (the event loop's active time, less CPU and run-queue time).
+   */
+  mainThreadBlocked: number;
   /** Share of one core this load generator used: near 1 means it, not the hub, may be the bottleneck. */
   generatorBusy: number;
   /** p50 and p99 in ms per tool. */
@@ -135,19 +141,24 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     const before = fdsBefore.size;
     const rssStart = rssMb(pid);
     // A connection of its own per sample (agent: false), so none stays open to count as a descriptor.
-    const heapUsed = () =>
-      new Promise<number>((resolve, reject) => {
+    const scrape = () =>
+      new Promise<{ heapMb: number; loopActiveMs: number }>((resolve, reject) => {
         request({ host: '127.0.0.1', port, path: '/metrics', agent: false }, (res) => {
           let text = '';
           res.setEncoding('utf8');
           res.on('data', (c) => (text += c));
-          res.on('end', () =>
-            resolve(Number(/^nodejs_heap_size_used_bytes (\d+)$/m.exec(text)?.[1]) / 2 ** 20),
-          );
+          res.on('end', () => {
+            const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1]);
+            resolve({
+              heapMb: value('nodejs_heap_size_used_bytes') / 2 ** 20,
+              loopActiveMs: value('cos_event_loop_active_seconds_total') * 1000,
+            });
+          });
         })
           .on('error', reject)
           .end();
       });
+    const heapUsed = async () => (await scrape()).heapMb;
     const heapStart = await heapUsed();
     const heapSamples: { at: number; mb: number }[] = [];
     const sessions: string[] = [];
@@ -181,6 +192,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       main: cpuMs(`/proc/${pid}/task/${pid}/stat`),
       waiting: runQueueWaitMs(pid),
       generator: process.cpuUsage(),
+      loopActive: (await scrape()).loopActiveMs,
     };
     const sampler = setInterval(() => {
       const at = Date.now() - started;
@@ -246,6 +258,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       main: cpuMs(`/proc/${pid}/task/${pid}/stat`) - cpuStart.main,
       waiting: runQueueWaitMs(pid) - cpuStart.waiting,
       generator: process.cpuUsage(cpuStart.generator),
+      loopActive: (await scrape()).loopActiveMs - cpuStart.loopActive,
     };
     const rssEnd = rssMb(pid);
     const floor = (until: number) =>
@@ -276,6 +289,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       cpuMsPerCall: { process: cpu.process / latencies.length, main: cpu.main / latencies.length },
       mainThreadBusy: cpu.main / wall,
       mainThreadWaitingForCpu: cpu.waiting / wall,
+      mainThreadBlocked: Math.max(0, cpu.loopActive - cpu.main - cpu.waiting) / wall,
       generatorBusy: (cpu.generator.user + cpu.generator.system) / 1000 / wall,
       latencyByTool,
       fds: { before, during: fdsDuring, after },

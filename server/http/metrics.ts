@@ -12,6 +12,7 @@ export function registerMetrics(app: FastifyInstance, hub: Hub, stream: StreamSt
       streamClients: stream.clients,
       uptimeSeconds: process.uptime(),
       memory: process.memoryUsage(),
+      eventLoopActiveMs: performance.eventLoopUtilization().active,
     });
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
   });

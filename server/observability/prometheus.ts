@@ -15,6 +15,8 @@ export interface Gauges {
   uptimeSeconds: number;
   /** process.memoryUsage() of the hub (RSS, V8 heap, memory outside the heap). */
   memory?: NodeJS.MemoryUsage;
+  /** Milliseconds the event loop has spent not waiting for I/O (performance.eventLoopUtilization). */
+  eventLoopActiveMs?: number;
 }
 
 export function prometheusText(calls: CallRecorder, gauges: Gauges): string {
@@ -67,6 +69,13 @@ export function prometheusText(calls: CallRecorder, gauges: Gauges): string {
   out.push('# HELP cos_uptime_seconds Seconds since the hub process started.');
   out.push('# TYPE cos_uptime_seconds gauge');
   out.push(`cos_uptime_seconds ${Math.round(gauges.uptimeSeconds)}`);
+  if (gauges.eventLoopActiveMs !== undefined) {
+    out.push(
+      '# HELP cos_event_loop_active_seconds_total Time the event loop spent running callbacks or blocked in them (not waiting for I/O).',
+      '# TYPE cos_event_loop_active_seconds_total counter',
+      `cos_event_loop_active_seconds_total ${gauges.eventLoopActiveMs / 1000}`,
+    );
+  }
   if (gauges.memory) {
     // The names node exporters use, so a dashboard that knows them reads these too.
     const m = gauges.memory;
