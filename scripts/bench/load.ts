@@ -70,6 +70,11 @@ console.log(
     `half ${fmt(r.heapUsedMb.half, 1)} MB, end ${fmt(r.heapUsedMb.end, 1)} MB (2nd half ${fmt(heapGrowth * 100, 1)}%)`,
 );
 console.log(
+  `memory over the run (s: RSS MB / heap floor MB): ${r.memorySeries
+    .map((m) => `${m.seconds}: ${fmt(m.rssMb, 0)}/${fmt(m.heapFloorMb, 0)}`)
+    .join(', ')}`,
+);
+console.log(
   `\n${table(
     ['tool', 'calls', 'p50 ms', 'p99 ms'],
     Object.entries(r.latencyByTool)

@@ -28,6 +28,8 @@ export interface LoadReport {
    * half-way mark and before the end, which is close to what survives a collection.
    */
   heapUsedMb: { start: number; half: number; end: number };
+  /** RSS and the V8 heap's floor (lowest sample) in each tenth of the run, in MB. */
+  memorySeries: { seconds: number; rssMb: number; heapFloorMb: number }[];
   /** The hub's CPU time per call during the run: the whole process, and its main (event loop) thread. */
   cpuMsPerCall: { process: number; main: number };
   /** Share of the run's wall time the main thread spent on the CPU (1 = saturated). */
@@ -160,7 +162,7 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       });
     const heapUsed = async () => (await scrape()).heapMb;
     const heapStart = await heapUsed();
-    const heapSamples: { at: number; mb: number }[] = [];
+    const heapSamples: { at: number; mb: number; rss: number }[] = [];
     const sessions: string[] = [];
     for (let i = 0; i < options.sessions; i++) {
       const init = await post(
@@ -196,8 +198,9 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     };
     const sampler = setInterval(() => {
       const at = Date.now() - started;
+      const rss = rssMb(pid);
       heapUsed().then(
-        (mb) => heapSamples.push({ at, mb }),
+        (mb) => heapSamples.push({ at, mb, rss }),
         () => {},
       );
     }, 1000);
@@ -286,6 +289,14 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       p99: percentile(latencies, 99),
       rssMb: { start: rssStart, half: rssHalf, end: rssEnd },
       heapUsedMb: { start: heapStart, half: floor(wall / 2), end: floor(wall) },
+      memorySeries: Array.from({ length: 10 }, (_, i) => {
+        const part = heapSamples.filter((x) => x.at > (wall * i) / 10 && x.at <= (wall * (i + 1)) / 10);
+        return {
+          seconds: Math.round((wall * (i + 1)) / 10000),
+          rssMb: part[part.length - 1]?.rss ?? Number.NaN,
+          heapFloorMb: Math.min(...part.map((x) => x.mb)),
+        };
+      }),
       cpuMsPerCall: { process: cpu.process / latencies.length, main: cpu.main / latencies.length },
       mainThreadBusy: cpu.main / wall,
       mainThreadWaitingForCpu: cpu.waiting / wall,

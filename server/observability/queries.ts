@@ -15,7 +15,7 @@ export type WindowName = keyof typeof WINDOWS;
 /**
  * Per-tool metrics of the calls that started at or after `since`. With `windowMs` (the tool's windows)
  * the answer comes from a CallWindow kept for this database and window length, which reads only what
- * changed since its last answer; a window holding more than MAX_WINDOW_ROWS rows is scanned instead.
+ * changed since its last answer; a window holding more than MAX_WINDOW_ROWS calls is scanned instead.
  */
 export function toolMetrics(db: Db, since: number, tool?: string, windowMs?: number): ToolMetrics[] {
   if (windowMs === undefined) return toolMetricsScan(db, since, tool);
@@ -39,8 +39,11 @@ export function toolMetrics(db: Db, since: number, tool?: string, windowMs?: num
   return toolMetricsScan(db, since, tool);
 }
 
-/** A CallWindow holds at most this many calls (a few MB); busier windows are scanned on each call. */
-export const MAX_WINDOW_ROWS = 100_000;
+/**
+ * A CallWindow holds at most this many calls, the default retention of the whole table (about 45 bytes
+ * a call: some 10 MB at most); a busier window is scanned on each call, as before.
+ */
+export const MAX_WINDOW_ROWS = 200_000;
 const WINDOW_IDLE_MS = 10 * 60_000;
 const callWindows = new WeakMap<Db, Map<number, { window: CallWindow; lastUsed: number }>>();
 
@@ -53,7 +56,7 @@ export function toolMetricsScan(db: Db, since: number, tool?: string): ToolMetri
     )
     .raw()
     .all(...(tool ? [since, tool] : [since])) as [string, number, number, string | null, number, number][];
-  const tallies = new Map<string, ToolTally>();
+  const tallies = new Map<string, ToolTally & { durations: number[] }>();
   for (const [name, d, ok, c, t, b] of rows) {
     let tally = tallies.get(name);
     if (tally === undefined) {

@@ -87,6 +87,38 @@ describe('CallWindow', () => {
     );
   });
 
+  it('stays exact while its columns grow and move down over thousands of calls', () => {
+    const db = openDatabase(':memory:');
+    try {
+      const insert = db.prepare(
+        `INSERT INTO tool_calls (at, tool, module, transport, duration_ms, ok, error_category, response_bytes, truncated)
+         VALUES (?, ?, 'm', 'mcp', ?, ?, ?, ?, ?)`,
+      );
+      const window = new CallWindow(db, 100_000);
+      let now = 0;
+      for (let round = 0; round < 60; round++) {
+        for (let i = 0; i < 200; i++) {
+          const n = round * 200 + i;
+          insert.run(
+            now + (i % 7),
+            TOOLS[n % 3],
+            (n * 37) % 101,
+            n % 11 ? 1 : 0,
+            n % 11 ? null : 'validation',
+            n,
+            n % 5 ? 0 : 1,
+          );
+        }
+        now += 100;
+        // The window holds 1,000-1,400 calls while 12,000 pass through it.
+        const since = now - 600;
+        assert.deepEqual(window.metrics(since), toolMetricsScan(db, since), `round ${round}`);
+      }
+    } finally {
+      db.close();
+    }
+  });
+
   it('lets go of a window busier than its bound, and toolMetrics scans it instead', () => {
     const db = openDatabase(':memory:');
     try {
