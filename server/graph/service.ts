@@ -1,10 +1,9 @@
 // The graph service the hub holds: a worker thread that owns indexing, a watcher that feeds it, and
 // freshness read from the graph_state row on the main connection. start() never blocks: the hub
 // accepts connections at once and tools answer from whatever is indexed so far.
-import { isAbsolute, relative, sep } from 'node:path';
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import { type Config, insideRepo } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
@@ -68,8 +67,8 @@ export interface GraphServiceOptions {
  * that say nothing about the code. Measured under bench:load in scripts/bench/README.md.
  */
 function withoutTasks(config: Config, walk: WalkOptions | undefined): WalkOptions | undefined {
-  const tasks = relative(config.repo, config.tasksDir).split(sep).join('/');
-  if (tasks === '' || tasks.startsWith('..') || isAbsolute(tasks)) return walk;
+  const tasks = insideRepo(config.repo, config.tasksDir);
+  if (tasks === null) return walk;
   return { ...walk, excludedPaths: [...(walk?.excludedPaths ?? []), tasks] };
 }
 
