@@ -65,9 +65,12 @@ console.log(
     `this load generator used ${fmt(r.generatorBusy * 100, 0)}% of a core`,
 );
 const heapGrowth = (r.heapUsedMb.end - r.heapUsedMb.half) / r.heapUsedMb.half;
+const rssMedianGrowth = (r.rssMedianMb.secondHalf - r.rssMedianMb.firstHalf) / r.rssMedianMb.firstHalf;
 console.log(
-  `V8 heap used (lowest sample of the 10 s before each mark): start ${fmt(r.heapUsedMb.start, 1)} MB, ` +
-    `half ${fmt(r.heapUsedMb.half, 1)} MB, end ${fmt(r.heapUsedMb.end, 1)} MB (2nd half ${fmt(heapGrowth * 100, 1)}%)`,
+  `RSS median per half: ${fmt(r.rssMedianMb.firstHalf, 0)} MB, then ${fmt(r.rssMedianMb.secondHalf, 0)} MB ` +
+    `(${fmt(rssMedianGrowth * 100, 1)}%); the V8 heap's lowest sample per half (nearest a full collection): ` +
+    `${fmt(r.heapUsedMb.half, 1)} MB, then ${fmt(r.heapUsedMb.end, 1)} MB (${fmt(heapGrowth * 100, 1)}%; ` +
+    `${fmt(r.heapUsedMb.start, 1)} MB before the run)`,
 );
 console.log(
   `memory over the run (s: RSS MB / heap floor MB): ${r.memorySeries

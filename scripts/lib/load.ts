@@ -24,10 +24,13 @@ export interface LoadReport {
   p99: number;
   rssMb: { start: number; half: number; end: number };
   /**
-   * The V8 heap in use (from /metrics, sampled every second): the lowest sample in the 10 s before the
-   * half-way mark and before the end, which is close to what survives a collection.
+   * The V8 heap in use (from /metrics, sampled every second) before the run, and its lowest sample in
+   * each half of it: the lowest is the one nearest a full collection, so growth between the halves is
+   * live data, not garbage waiting for the collector.
    */
   heapUsedMb: { start: number; half: number; end: number };
+  /** Median RSS over each half of the run (one sample a second), in MB. */
+  rssMedianMb: { firstHalf: number; secondHalf: number };
   /** RSS and the V8 heap's floor (lowest sample) in each tenth of the run, in MB. */
   memorySeries: { seconds: number; rssMb: number; heapFloorMb: number }[];
   /** The hub's CPU time per call during the run: the whole process, and its main (event loop) thread. */
@@ -264,8 +267,12 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       loopActive: (await scrape()).loopActiveMs - cpuStart.loopActive,
     };
     const rssEnd = rssMb(pid);
-    const floor = (until: number) =>
-      Math.min(...heapSamples.filter((x) => x.at <= until && x.at > until - 10_000).map((x) => x.mb));
+    const half = (second: boolean) => heapSamples.filter((x) => x.at > wall / 2 === second);
+    const median = (xs: number[]) =>
+      percentile(
+        [...xs].sort((a, b) => a - b),
+        50,
+      );
     await Promise.all(sessions.map(remove));
     agent.destroy();
     await new Promise((r) => setTimeout(r, 1000));
@@ -288,7 +295,15 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
       p50: percentile(latencies, 50),
       p99: percentile(latencies, 99),
       rssMb: { start: rssStart, half: rssHalf, end: rssEnd },
-      heapUsedMb: { start: heapStart, half: floor(wall / 2), end: floor(wall) },
+      heapUsedMb: {
+        start: heapStart,
+        half: Math.min(...half(false).map((x) => x.mb)),
+        end: Math.min(...half(true).map((x) => x.mb)),
+      },
+      rssMedianMb: {
+        firstHalf: median(half(false).map((x) => x.rss)),
+        secondHalf: median(half(true).map((x) => x.rss)),
+      },
       memorySeries: Array.from({ length: 10 }, (_, i) => {
         const part = heapSamples.filter((x) => x.at > (wall * i) / 10 && x.at <= (wall * (i + 1)) / 10);
         return {

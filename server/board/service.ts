@@ -1,7 +1,8 @@
 // The board service: task files are the truth, the SQLite index serves queries. Every change writes the
-// file first (atomic temp + rename) and then the index, inside one IMMEDIATE transaction: the write lock
-// is the mutex that makes claim-next, id allocation and version checks atomic across connections and
-// processes, and a crash between the two steps leaves a file that reconciliation re-reads at start.
+// file first (a temp file fsynced off the event loop, then a rename) and then the index, the rename and
+// the index update inside one IMMEDIATE transaction that re-checks the change (durableChange): the write
+// lock is the mutex that makes claim-next, id allocation and version checks atomic across connections
+// and processes, and a crash between the two steps leaves a file that reconciliation re-reads at start.
 import { type FSWatcher, mkdirSync, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Logger } from 'pino';
