@@ -140,8 +140,16 @@ export async function runLoad(options: LoadOptions): Promise<LoadReport> {
     });
 
   try {
-    // Let the first index passes settle, then take the baseline.
-    await new Promise((r) => setTimeout(r, 1500));
+    // Let the hub finish starting (the graph's worker and helper threads open their descriptors a while
+    // after the hub answers; on a busy machine several seconds after), then take the baseline: the
+    // descriptor count unchanged for 1.5 s, or 20 s at most.
+    const startedAt = Date.now();
+    for (let stable = 0, last = -1; stable < 6 && Date.now() - startedAt < 20_000; ) {
+      await new Promise((r) => setTimeout(r, 250));
+      const n = openFds(pid);
+      stable = n === last ? stable + 1 : 0;
+      last = n;
+    }
     const fdsBefore = fdTargets(pid);
     const before = fdsBefore.size;
     const rssStart = rssMb(pid);

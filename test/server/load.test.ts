@@ -19,6 +19,6 @@ test('8 sessions mixing reads and writes: no failed call, and descriptors are re
   assert.ok(r.expectedErrors > 0, 'the bad calls were answered validation/not_found');
   assert.ok(
     r.fds.after <= r.fds.before + 2,
-    `open descriptors ${r.fds.after} after vs ${r.fds.before} before`,
+    `open descriptors ${r.fds.after} after vs ${r.fds.before} before: ${r.fdsLeft.join(', ')}`,
   );
 });
