@@ -120,26 +120,22 @@ async function fsyncDir(dir: string): Promise<void> {
 }
 
 /**
- * A group-committed directory fsync: `sync()` resolves after an fsync of `dir` that started after the
- * call. Callers that arrive while one is running share the next one, so N concurrent writers cost two
- * directory fsyncs, not N.
+ * A batched directory fsync: `sync()` resolves after an fsync of `dir` that started after the call.
+ * Callers in one turn of the event loop share one fsync, started once the turn's I/O callbacks have
+ * run (setImmediate); a caller that comes while an fsync is in flight starts the next one at once
+ * rather than waiting for it, since each wait for the loop costs a busy hub a whole turn.
  */
 export function dirSyncer(dir: string): { sync(): Promise<void> } {
-  let running: Promise<void> | null = null;
-  let next: Promise<void> | null = null;
-  const sync = (): Promise<void> => {
-    if (next) return next;
-    if (running) {
-      next = running.then(() => {
-        next = null;
-        return sync();
+  let batch: Promise<void> | null = null;
+  return {
+    sync() {
+      batch ??= new Promise<void>((resolve) => {
+        setImmediate(() => {
+          batch = null;
+          fsyncDir(dir).then(resolve);
+        });
       });
-      return next;
-    }
-    running = fsyncDir(dir).finally(() => {
-      running = null;
-    });
-    return running;
+      return batch;
+    },
   };
-  return { sync };
 }
