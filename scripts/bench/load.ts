@@ -2,7 +2,7 @@
 // (LOAD_SESSIONS, LOAD_SECONDS). Targets: no failed call apart from the deliberately bad ones
 // (validation), p99 under 100 ms, memory flat in the second half (growth under 10%), open file
 // descriptors back to their starting level once the sessions close.
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runLoad } from '../lib/load.ts';
@@ -16,7 +16,9 @@ writeFileSync(join(repo, 'docs/guide.md'), '# Guide\n\n## Load\n\nA guide for th
 writeFileSync(join(repo, 'index.ts'), 'export function load(): number {\n  return 1;\n}\n');
 
 const nodeArgs = (process.env.LOAD_NODE_ARGS ?? '').split(' ').filter((a) => a !== '');
-const r = await runLoad({ repo, sessions, seconds, nodeArgs });
+const r = await runLoad({ repo, sessions, seconds, nodeArgs }).finally(() =>
+  rmSync(repo, { recursive: true, force: true }),
+);
 const growth = (r.rssMb.end - r.rssMb.half) / r.rssMb.half;
 console.log(`bench:load — ${sessions} sessions, ${seconds} s, Node ${process.version}\n`);
 console.log(
