@@ -1,6 +1,6 @@
 // Configuration: environment first, flags override. Every CLI command and the running hub read the same
 // values, so they agree on which repository and state directory they mean.
-import { isAbsolute, resolve } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 export interface Config {
   port: number;
@@ -35,6 +35,12 @@ export type Flags = Partial<
 export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
 
 export class ConfigError extends Error {}
+
+/** `path` relative to the repository with forward slashes, or null when it is not strictly inside it. */
+export function insideRepo(repo: string, path: string): string | null {
+  const rel = relative(repo, path).split(sep).join('/');
+  return rel === '' || rel === '..' || rel.startsWith('../') || isAbsolute(rel) ? null : rel;
+}
 
 function positive(text: string | undefined, fallback: number): number {
   const n = Number(text);

@@ -31,7 +31,15 @@ export interface ServiceLifecycle {
 export function createServices(deps: ServiceDeps): { services: HubServices; lifecycle: ServiceLifecycle[] } {
   const { config, db, logger, events } = deps;
   const memory = createMemoryService({ db });
-  const docs = createDocsService({ db, repo: config.repo, stateDir: config.stateDir, logger, events });
+  // The board's task files are the board's: it indexes them itself and rewrites them constantly.
+  const docs = createDocsService({
+    db,
+    repo: config.repo,
+    stateDir: config.stateDir,
+    excludedDirs: [config.tasksDir],
+    logger,
+    events,
+  });
   const supervise = createSuperviseService({ agentDir: config.agentDir, stateDir: config.stateDir, logger });
   const board = createBoardService({ config, db, events, logger });
   const services = { board, memory, docs, supervise } as HubServices;

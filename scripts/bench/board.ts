@@ -1,6 +1,7 @@
 // Board bench: creates 10,000 tasks through the service (file + index, as an agent would), spreads them
 // over the columns with real moves, then times the board page, search and claim-next. Real files in a
 // temp directory and a real SQLite file; every write fsyncs the file and its directory, as the hub does.
+// Writes are timed one at a time and 32 at once, with the time each kept the event loop busy.
 // Usage: npm run bench:board -- [--tasks 10000] [--no-dir-fsync]
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
@@ -55,17 +56,40 @@ const word = (i: number) => WORDS[i % WORDS.length] ?? 'task';
 
 const rows: (string | number)[][] = [];
 
-async function measure(name: string, n: number, fn: (i: number) => unknown): Promise<void> {
+/**
+ * Times `n` calls of `fn`, `concurrency` in flight at once, and how long they kept the event loop busy
+ * per call (performance.eventLoopUtilization: running JavaScript or blocked in a synchronous system
+ * call such as fsyncSync, as opposed to waiting for I/O). In the hub, every other call waits that long.
+ */
+async function measure(name: string, n: number, fn: (i: number) => unknown, concurrency = 1): Promise<void> {
   const samples: number[] = [];
+  const loopBefore = performance.eventLoopUtilization();
   const start = performance.now();
-  for (let i = 0; i < n; i++) {
-    const t0 = performance.now();
-    await fn(i);
-    samples.push(performance.now() - t0);
-  }
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: concurrency }, async () => {
+      while (next < n) {
+        const i = next++;
+        // As in the hub, where each call arrives as I/O: the loop turns (and timers fire) between calls.
+        await new Promise((r) => setImmediate(r));
+        const t0 = performance.now();
+        await fn(i);
+        samples.push(performance.now() - t0);
+      }
+    }),
+  );
   const seconds = (performance.now() - start) / 1000;
+  const loop = performance.eventLoopUtilization(loopBefore);
   const s = summarize(samples);
-  rows.push([name, s.n, fmt(s.p50), fmt(s.p99), Math.round(s.n / seconds)]);
+  rows.push([
+    name,
+    s.n,
+    concurrency,
+    fmt(s.p50),
+    fmt(s.p99),
+    Math.round(s.n / seconds),
+    fmt(loop.active / s.n, 2),
+  ]);
 }
 
 const actor = { source: 'api' as const };
@@ -93,9 +117,24 @@ const PATHS: Status[][] = [
   ['in_progress', 'complete'],
   ['archive'],
 ];
-await measure('move a task along (0–2 moves)', TASKS, (i) => {
-  for (const to of PATHS[i % PATHS.length] ?? []) board.move(`TASK-${i + 1}`, to, {}, actor);
+await measure('move a task along (0–2 moves)', TASKS, async (i) => {
+  for (const to of PATHS[i % PATHS.length] ?? []) await board.move(`TASK-${i + 1}`, to, {}, actor);
 });
+
+// What 32 agents writing at once see: writes overlap their fsyncs, and share the directory's.
+const CONCURRENT = Math.min(2000, TASKS);
+await measure(
+  'create, 32 at once',
+  CONCURRENT,
+  (i) => board.create({ title: `concurrent ${word(i)} ${i}`, ready: false }, actor),
+  32,
+);
+await measure(
+  'work-log append, 32 at once (32 tasks)',
+  CONCURRENT,
+  (i) => board.appendWorkLog(`TASK-${TASKS + 1 + (i % 32)}`, `step ${i}`, {}, actor),
+  32,
+);
 
 await measure('board page (6 columns × 20)', 300, () => board.board());
 await measure('board page, label + swimlane', 300, (i) =>
@@ -155,4 +194,6 @@ console.log(
     `load ${loadavg()[0]?.toFixed(1)}, directory fsync ${values['no-dir-fsync'] ? 'off' : 'on'}; ` +
     `cos_task_board envelope ${envelopeChars.toLocaleString('en')} chars`,
 );
-console.log(table(['operation', 'n', 'p50 ms', 'p99 ms', 'per second'], rows));
+console.log(
+  table(['operation', 'n', 'in flight', 'p50 ms', 'p99 ms', 'per second', 'event loop busy ms/call'], rows),
+);

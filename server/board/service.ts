@@ -1,15 +1,25 @@
 // The board service: task files are the truth, the SQLite index serves queries. Every change writes the
-// file first (atomic temp + rename) and then the index, inside one IMMEDIATE transaction: the write lock
-// is the mutex that makes claim-next, id allocation and version checks atomic across connections and
-// processes, and a crash between the two steps leaves a file that reconciliation re-reads at start.
+// file first (a temp file fsynced off the event loop, then a rename) and then the index, the rename and
+// the index update inside one IMMEDIATE transaction that re-checks the change (durableChange): the write
+// lock is the mutex that makes claim-next, id allocation and version checks atomic across connections
+// and processes, and a crash between the two steps leaves a file that reconciliation re-reads at start.
 import { type FSWatcher, mkdirSync, readdirSync, readFileSync, statSync, watch } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
+import { KeyedQueue } from '../keyed-queue.ts';
 import { ToolError } from '../tools/errors.ts';
-import { createFileAtomic, isTempName, writeFileAtomic } from './atomic-write.ts';
+import {
+  dirSyncer,
+  holdOld,
+  installTemp,
+  isTempName,
+  releaseOld,
+  removeTemp,
+  writeTemp,
+} from './atomic-write.ts';
 import { type BoardSettings, boardSettingsLoader } from './board-config.ts';
 import {
   type Actor,
@@ -38,7 +48,7 @@ import {
 } from './store.ts';
 import {
   contentHash,
-  parseTaskFile,
+  parseCache,
   renderNewTask,
   renderTask,
   type TaskDocument,
@@ -236,6 +246,22 @@ export interface BoardServiceOptions {
 
 export type BoardService = ReturnType<typeof createBoardService>;
 
+/** What a change would write: one task file, and the index update that goes with it. */
+interface FilePlan<T> {
+  /** File name inside the tasks directory. */
+  name: string;
+  text: string;
+  /** true: a new file, which must not exist yet; false: replaces the file. */
+  create: boolean;
+  /** Updates the index and announces the change, in the transaction that installs the file. */
+  commit: () => T;
+  /** For `create`: the name turned out to be taken; choose another before the step runs again. */
+  taken?: () => void;
+}
+
+/** The outcome of one run of a change's decision step: nothing to write (`done`), or a file to write. */
+type Step<T> = { done: T } | FilePlan<T>;
+
 declare module '../tools/context.ts' {
   interface HubServices {
     board: BoardService;
@@ -247,6 +273,8 @@ declare module '../tools/context.ts' {
 const DEFAULT_PAGE = 20;
 const MAX_PAGE = 500;
 const MAX_CLAIM_ATTEMPTS = 50;
+/** Tries of a durable change whose file another writer kept changing under it (see durableChange). */
+const MAX_WRITE_ATTEMPTS = 20;
 /** More changes than this in one transaction are announced as one `bulk` event. */
 const BULK_EVENT_THRESHOLD = 100;
 const nowIso = () => new Date().toISOString();
@@ -334,6 +362,10 @@ export function createBoardService(options: BoardServiceOptions) {
   const tasksDir = config.tasksDir;
   const settings = boardSettingsLoader(config.stateDir);
   const durable = options.durable ?? true;
+  const dir = dirSyncer(tasksDir);
+  const parseTask = parseCache();
+  /** Changes to one task (and claims) wait for each other in this process: see durableChange. */
+  const queue = new KeyedQueue();
   const claimedStatement = db.prepare<[string], { id: number; title: string }>(
     "SELECT id, title FROM tasks WHERE status = 'in_progress' AND agent_session = ? ORDER BY started DESC, id DESC LIMIT 1",
   );
@@ -351,7 +383,8 @@ export function createBoardService(options: BoardServiceOptions) {
 
   const repoPath = (name: string) => relative(config.repo, join(tasksDir, name));
 
-  function write<T>(fn: () => T): T {
+  /** Runs `fn` in one IMMEDIATE transaction; returns its result and the events it announced, unpublished. */
+  function transact<T>(fn: () => T): { result: T; announced: TaskUpdatedEvent[] } {
     outbox = [];
     let result: T;
     try {
@@ -365,8 +398,12 @@ export function createBoardService(options: BoardServiceOptions) {
         });
       throw err;
     }
-    const out = outbox;
+    const announced = outbox;
     outbox = [];
+    return { result, announced };
+  }
+
+  function publish(out: TaskUpdatedEvent[]): void {
     if (out.length > BULK_EVENT_THRESHOLD) {
       // A checkout of thousands of files would flush the live stream's ring buffer; one event says it all.
       events.publish('task-updated', {
@@ -380,7 +417,95 @@ export function createBoardService(options: BoardServiceOptions) {
         task_ids: out.map((e) => e.task_id).filter((id): id is string => id !== null),
       } satisfies TaskUpdatedEvent);
     } else for (const e of out) events.publish('task-updated', e);
+  }
+
+  /** An index-only change: one transaction, its events published once it commits. */
+  function write<T>(fn: () => T): T {
+    const { result, announced } = transact(fn);
+    publish(announced);
     return result;
+  }
+
+  /**
+   * A change to one task file and the index, durable before it resolves. `step` decides, from the files
+   * and the index as they are now, what the file should become: it validates (throwing ToolErrors), may
+   * resync the index from a file edited by hand, and returns either an answer that needs no file
+   * (`done`) or the new text with a `commit` that updates the index and announces the change. It must
+   * not change anything else, because it runs twice:
+   *
+   * 1. in a transaction, to learn the text; the text is written to a temp file and fsynced on libuv's
+   *    threadpool while the event loop serves other calls;
+   * 2. in a second transaction, which holds the write lock every board writer takes (in this process or
+   *    another): if `step` now gives the same file and text, the temp file is renamed (or linked) into
+   *    place and `commit` runs, so the rename and the index change commit together, exactly as if the
+   *    whole change had run in that one transaction. If another writer got there first (a different
+   *    version, a claimed task, a WIP cap now reached), the second run says so: its error is the answer,
+   *    or its new text is written and tried again.
+   *
+   * The directory is then fsynced (shared with concurrent writers) and only then are the events published
+   * and the call answered. `key` queues changes to one task behind each other in this process, so they
+   * rarely need a second try; correctness does not depend on it.
+   */
+  async function durableChange<T>(key: string | null, step: () => Step<T>): Promise<T> {
+    const run = async (): Promise<T> => {
+      let planned = write(step);
+      for (let attempt = 0; ; attempt++) {
+        if ('done' in planned) return planned.done;
+        if (attempt >= MAX_WRITE_ATTEMPTS)
+          throw new ToolError('transient', 'the task kept changing while being written; retry', {
+            retryable: true,
+          });
+        const plan = planned;
+        const path = join(tasksDir, plan.name);
+        // Both on the threadpool at once; holdOld never fails (it answers null).
+        const holding = plan.create ? Promise.resolve(null) : holdOld(path);
+        let tmp: string;
+        try {
+          tmp = await writeTemp(path, plan.text);
+        } catch (err) {
+          releaseOld(await holding);
+          throw err;
+        }
+        const held = await holding;
+        let installed = false;
+        let outcome: {
+          result: { value: T } | { done: T } | { again: Step<T> };
+          announced: TaskUpdatedEvent[];
+        };
+        try {
+          outcome = transact(() => {
+            const now = step();
+            if ('done' in now) return { done: now.done };
+            if (now.name !== plan.name || now.text !== plan.text || now.create !== plan.create)
+              return { again: now };
+            if (!installTemp(tmp, path, now.create ? 'create' : 'replace')) {
+              // Only a create: the name is taken by a file nobody has indexed yet (dropped in by hand).
+              now.taken?.();
+              return { again: step() };
+            }
+            installed = true;
+            return { value: now.commit() };
+          });
+        } finally {
+          if (!installed) removeTemp(tmp);
+          releaseOld(held);
+        }
+        const { result, announced } = outcome;
+        if ('again' in result) {
+          publish(announced);
+          planned = result.again;
+          continue;
+        }
+        if ('done' in result) {
+          publish(announced);
+          return result.done;
+        }
+        if (durable) await dir.sync();
+        publish(announced);
+        return result.value;
+      }
+    };
+    return key === null ? run() : queue.run(key, run);
   }
 
   function announce(
@@ -431,7 +556,7 @@ export function createBoardService(options: BoardServiceOptions) {
     const hash = contentHash(text);
     const before = store.getByPath(name);
     if (before?.content_hash === hash) return 'unchanged';
-    const parsed = parseTaskFile(text, name);
+    const parsed = parseTask(text, name);
     const exists = opts.exists ?? fileExists;
     let reason: string | null = parsed.ok ? null : parsed.reason;
     if (parsed.ok) {
@@ -713,7 +838,7 @@ export function createBoardService(options: BoardServiceOptions) {
         `${taskKey(id)}'s file ${repoPath(name)} does not parse (${reason}); fix the file by hand — the hub never rewrites a file it cannot read`,
       );
     }
-    const parsed = parseTaskFile(text, name);
+    const parsed = parseTask(text, name);
     if (!parsed.ok) throw new Error('unreachable: indexed file does not parse');
     return { id, name, doc: parsed.doc };
   }
@@ -760,20 +885,35 @@ export function createBoardService(options: BoardServiceOptions) {
     return card;
   }
 
-  /** Writes the file (atomically), then the index. Returns the new document. */
-  function save(loaded: Loaded, fields: TaskFields, sections: TaskSections): TaskDocument {
+  /**
+   * The plan for rewriting a loaded task's file: the new text, checked to parse, and a commit that indexes
+   * it and then runs `then` with the new document (announcing the change, building the answer).
+   */
+  function rewrite<T>(
+    loaded: Loaded,
+    fields: TaskFields,
+    sections: TaskSections,
+    then: (doc: TaskDocument) => T,
+  ): FilePlan<T> {
     const text = renderTask(loaded.doc, fields, sections);
-    const parsed = parseTaskFile(text, loaded.name);
+    const parsed = parseTask(text, loaded.name);
     if (!parsed.ok) throw new Error(`refusing to write a task file that would not parse: ${parsed.reason}`);
-    writeFileAtomic(join(tasksDir, loaded.name), text, { durable });
-    store.upsert(parsed.doc.fields, loaded.name, text.slice(parsed.doc.bodyStart), contentHash(text));
-    return parsed.doc;
+    const doc = parsed.doc;
+    return {
+      name: loaded.name,
+      text,
+      create: false,
+      commit: () => {
+        store.upsert(doc.fields, loaded.name, text.slice(doc.bodyStart), contentHash(text));
+        return then(doc);
+      },
+    };
   }
 
-  function workLogLine(text: string, actor: Actor): string {
+  function workLogLine(text: string, actor: Actor, now: string): string {
     const who = actor.agentSession ? ` (${actor.agentSession})` : '';
     const [first = '', ...rest] = text.trim().split(/\r?\n/);
-    return [`- ${nowIso()}${who} ${first}`, ...rest.map((l) => `  ${l}`)].join('\n');
+    return [`- ${now}${who} ${first}`, ...rest.map((l) => `  ${l}`)].join('\n');
   }
 
   const appendLog = (sections: TaskSections, line: string): TaskSections => ({
@@ -781,16 +921,21 @@ export function createBoardService(options: BoardServiceOptions) {
     work_log: sections.work_log === '' ? line : `${sections.work_log}\n${line}`,
   });
 
+  /**
+   * Whether a task may enter `to` under its WIP cap. Refuses (validation) at the cap unless bypass_wip
+   * with a reason; a bypass gives the work-log line to add and `record`, which stores it (call it when
+   * the change commits).
+   */
   function wipGate(
-    taskId: number,
     to: Status,
     opts: { bypass_wip?: boolean | undefined; reason?: string | undefined },
     actor: Actor,
-  ): { bypassed: boolean; line: string | null } {
+  ): { bypassed: boolean; line: string | null; record: (taskId: number) => void } {
+    const none = { bypassed: false, line: null, record: () => {} };
     const cap = settings().wip[to];
-    if (cap === undefined) return { bypassed: false, line: null };
+    if (cap === undefined) return none;
     const count = store.statusCount(to);
-    if (count < cap) return { bypassed: false, line: null };
+    if (count < cap) return none;
     if (!opts.bypass_wip) {
       const ids = store.statusIds(to, 10).map(taskKey).join(', ');
       throw new ToolError(
@@ -798,24 +943,27 @@ export function createBoardService(options: BoardServiceOptions) {
         `${to} is at its WIP cap of ${cap} (${count} now: ${ids}); finish or move one of those first, or pass bypass_wip: true with a reason (both are recorded)`,
       );
     }
-    if (!opts.reason || opts.reason.trim() === '')
+    const reason = opts.reason?.trim() ?? '';
+    if (reason === '')
       throw new ToolError(
         'validation',
         `bypass_wip needs a reason saying why ${to} may go over its WIP cap of ${cap}`,
       );
-    store.insertBypass({
-      task_id: taskId,
-      column_status: to,
-      cap,
-      count_before: count,
-      reason: opts.reason.trim(),
-      agent_session: actor.agentSession ?? null,
-      source: actor.source,
-    });
-    log.warn({ task: taskKey(taskId), column: to, cap, count }, 'WIP cap bypassed');
     return {
       bypassed: true,
-      line: `WIP bypass: ${to} at ${count + 1} over cap ${cap}: ${opts.reason.trim()}`,
+      line: `WIP bypass: ${to} at ${count + 1} over cap ${cap}: ${reason}`,
+      record: (taskId) => {
+        store.insertBypass({
+          task_id: taskId,
+          column_status: to,
+          cap,
+          count_before: count,
+          reason,
+          agent_session: actor.agentSession ?? null,
+          source: actor.source,
+        });
+        log.warn({ task: taskKey(taskId), column: to, cap, count }, 'WIP cap bypassed');
+      },
     };
   }
 
@@ -861,18 +1009,24 @@ export function createBoardService(options: BoardServiceOptions) {
   // -------------------------------------------------------------------------------------------------
   // Operations
 
-  function create(input: CreateInput, actor: Actor): TaskChange {
+  async function create(input: CreateInput, actor: Actor): Promise<TaskChange> {
     const title = input.title.trim();
     if (title === '') throw new ToolError('validation', 'title is empty; give the task a short title');
     const status = input.status ?? 'icebox';
-    return write(() => {
+    const now = nowIso();
+    const slug = slugify(title);
+    /** Allocated once the first step has validated the input; a crash after that leaves a gap. */
+    let id = 0;
+    // No queue: ids come from the index's counter, so concurrent creates never share one.
+    return durableChange(null, () => {
       const labels = cleanList([...(input.labels ?? []), ...(input.ready ? [READY_LABEL] : [])]);
       const deps = normaliseDeps(null, input.depends_on ?? []);
-      const slug = slugify(title);
-      let id = store.allocateId();
-      let name = taskFileName(id, slug);
+      const gate = status === 'emergency' ? wipGate(status, input, actor) : null;
+      if (id === 0) id = store.allocateId();
+      const taskId = id;
+      const name = taskFileName(taskId, slug);
       const fields: TaskFields = {
-        id,
+        id: taskId,
         title,
         status,
         kind: input.kind ?? 'feature',
@@ -881,7 +1035,7 @@ export function createBoardService(options: BoardServiceOptions) {
         swimlane: emptyToNull(input.swimlane),
         epic: emptyToNull(input.epic),
         labels,
-        created: nowIso(),
+        created: now,
         started: null,
         completed: null,
         agent_session: actor.agentSession ?? null,
@@ -896,40 +1050,42 @@ export function createBoardService(options: BoardServiceOptions) {
         acceptance: input.acceptance?.trim() ?? '',
         work_log: '',
       };
-      const gate =
-        status === 'emergency' ? wipGate(id, status, input, actor) : { bypassed: false, line: null };
-      if (gate.line) sections = appendLog(sections, workLogLine(gate.line, actor));
-      let text = renderNewTask(fields, sections);
-      // A file by that name may exist without being indexed yet (dropped in by hand): take the next id.
-      for (let tries = 0; !createFileAtomic(join(tasksDir, name), text, { durable }); tries++) {
-        if (tries > 100) throw new Error('could not find a free task id after 100 tries');
-        id = store.allocateId();
-        fields.id = id;
-        name = taskFileName(id, slug);
-        text = renderNewTask(fields, sections);
-      }
-      const parsed = parseTaskFile(text, name);
-      if (!parsed.ok) throw new Error(`wrote a task file that does not parse: ${parsed.reason}`);
-      store.upsert(fields, name, text.slice(parsed.doc.bodyStart), contentHash(text));
-      announce(
-        {
-          task_id: taskKey(id),
-          change: 'created',
-          old_status: null,
-          new_status: status,
-          agent_session: actor.agentSession ?? null,
-          source: actor.source,
-          version: 1,
-        },
-        'created',
-        { reason: input.reason ?? null, detail: gate.bypassed ? { wip_bypassed: true } : undefined },
-      );
+      if (gate?.line) sections = appendLog(sections, workLogLine(gate.line, actor, now));
+      const text = renderNewTask(fields, sections);
+      const parsed = parseTask(text, name);
+      if (!parsed.ok) throw new Error(`refusing to write a task file that would not parse: ${parsed.reason}`);
       return {
-        task: toView(fields, sections, name, parsed.doc),
-        old_status: null,
-        new_status: status,
-        changed: [],
-        wip_bypassed: gate.bypassed,
+        name,
+        text,
+        create: true,
+        // A file by that name exists without being indexed yet (dropped in by hand): take the next id.
+        taken: () => {
+          id = store.allocateId();
+        },
+        commit: () => {
+          gate?.record(taskId);
+          store.upsert(fields, name, text.slice(parsed.doc.bodyStart), contentHash(text));
+          announce(
+            {
+              task_id: taskKey(taskId),
+              change: 'created',
+              old_status: null,
+              new_status: status,
+              agent_session: actor.agentSession ?? null,
+              source: actor.source,
+              version: 1,
+            },
+            'created',
+            { reason: input.reason ?? null, detail: gate?.bypassed ? { wip_bypassed: true } : undefined },
+          );
+          return {
+            task: toView(fields, sections, name, parsed.doc),
+            old_status: null,
+            new_status: status,
+            changed: [],
+            wip_bypassed: gate?.bypassed ?? false,
+          };
+        },
       };
     });
   }
@@ -940,7 +1096,7 @@ export function createBoardService(options: BoardServiceOptions) {
     const row = store.get(id);
     const text = row === undefined ? null : readText(row.path);
     if (row !== undefined && text !== null && contentHash(text) === row.content_hash) {
-      const parsed = parseTaskFile(text, row.path);
+      const parsed = parseTask(text, row.path);
       if (parsed.ok) return toView(parsed.doc.fields, parsed.doc.sections, row.path, parsed.doc);
     }
     return write(() => {
@@ -949,7 +1105,14 @@ export function createBoardService(options: BoardServiceOptions) {
     });
   }
 
-  function applyMove(l: Loaded, to: Status, opts: MoveOptions, actor: Actor, claimed: boolean): TaskChange {
+  function applyMove(
+    l: Loaded,
+    to: Status,
+    opts: MoveOptions,
+    actor: Actor,
+    claimed: boolean,
+    now: string,
+  ): FilePlan<TaskChange> {
     const from = l.doc.fields.status;
     if (from === to || !canTransition(from, to)) {
       throw new ToolError(
@@ -957,13 +1120,13 @@ export function createBoardService(options: BoardServiceOptions) {
         `${taskKey(l.id)} cannot move from ${from} to ${to}; allowed from ${from}: ${TRANSITIONS[from].join(', ')}`,
       );
     }
-    const gate = wipGate(l.id, to, opts, actor);
+    const gate = wipGate(to, opts, actor);
     const f = l.doc.fields;
     const fields: TaskFields = {
       ...f,
       status: to,
-      started: to === 'in_progress' && f.started === null ? nowIso() : f.started,
-      completed: to === 'complete' ? nowIso() : to === 'archive' ? f.completed : null,
+      started: to === 'in_progress' && f.started === null ? now : f.started,
+      completed: to === 'complete' ? now : to === 'archive' ? f.completed : null,
       agent_session: to === 'in_progress' && actor.agentSession ? actor.agentSession : f.agent_session,
       version: f.version + 1,
     };
@@ -972,46 +1135,56 @@ export function createBoardService(options: BoardServiceOptions) {
     if (reason !== null || gate.line !== null) {
       const parts = [`${from} → ${to}${reason ? `: ${reason}` : ''}`];
       if (gate.line) parts.push(gate.line);
-      sections = appendLog(sections, workLogLine(parts.join('; '), actor));
+      sections = appendLog(sections, workLogLine(parts.join('; '), actor, now));
     }
-    const doc = save(l, fields, sections);
-    announce(
-      {
-        task_id: taskKey(l.id),
-        change: claimed ? 'claimed' : 'moved',
+    return rewrite(l, fields, sections, (doc) => {
+      gate.record(l.id);
+      announce(
+        {
+          task_id: taskKey(l.id),
+          change: claimed ? 'claimed' : 'moved',
+          old_status: from,
+          new_status: to,
+          agent_session: actor.agentSession ?? fields.agent_session,
+          source: actor.source,
+          version: fields.version,
+        },
+        'status',
+        {
+          reason,
+          detail: { ...(claimed ? { claimed: true } : {}), ...(gate.bypassed ? { wip_bypassed: true } : {}) },
+        },
+      );
+      return {
+        task: toView(doc.fields, doc.sections, l.name, doc),
         old_status: from,
         new_status: to,
-        agent_session: actor.agentSession ?? fields.agent_session,
-        source: actor.source,
-        version: fields.version,
-      },
-      'status',
-      {
-        reason,
-        detail: { ...(claimed ? { claimed: true } : {}), ...(gate.bypassed ? { wip_bypassed: true } : {}) },
-      },
-    );
-    return {
-      task: toView(doc.fields, doc.sections, l.name, doc),
-      old_status: from,
-      new_status: to,
-      changed: ['status'],
-      wip_bypassed: gate.bypassed,
-    };
-  }
-
-  function move(idText: string, to: Status, opts: MoveOptions, actor: Actor): TaskChange {
-    const id = requireId(idText);
-    return write(() => {
-      const l = load(id);
-      checkVersion(l.doc, opts.expected_version);
-      return applyMove(l, to, opts, actor, false);
+        changed: ['status'],
+        wip_bypassed: gate.bypassed,
+      };
     });
   }
 
-  function edit(idText: string, patch: EditPatch, opts: WriteOptions, actor: Actor): TaskChange {
+  const taskQueueKey = (id: number) => `task:${id}`;
+
+  async function move(idText: string, to: Status, opts: MoveOptions, actor: Actor): Promise<TaskChange> {
     const id = requireId(idText);
-    return write(() => {
+    const now = nowIso();
+    return durableChange(taskQueueKey(id), () => {
+      const l = load(id);
+      checkVersion(l.doc, opts.expected_version);
+      return applyMove(l, to, opts, actor, false, now);
+    });
+  }
+
+  async function edit(
+    idText: string,
+    patch: EditPatch,
+    opts: WriteOptions,
+    actor: Actor,
+  ): Promise<TaskChange> {
+    const id = requireId(idText);
+    return durableChange(taskQueueKey(id), (): Step<TaskChange> => {
       const l = load(id);
       checkVersion(l.doc, opts.expected_version);
       const f = l.doc.fields;
@@ -1045,92 +1218,107 @@ export function createBoardService(options: BoardServiceOptions) {
         if (sections[k] !== l.doc.sections[k]) changed.push(k);
       if (changed.length === 0)
         return {
-          task: toView(f, l.doc.sections, l.name, l.doc),
+          done: {
+            task: toView(f, l.doc.sections, l.name, l.doc),
+            old_status: f.status,
+            new_status: f.status,
+            changed,
+            wip_bypassed: false,
+          },
+        };
+      next.version = f.version + 1;
+      return rewrite(l, next, sections, (doc) => {
+        announce(
+          {
+            task_id: taskKey(id),
+            change: 'edited',
+            old_status: f.status,
+            new_status: f.status,
+            agent_session: actor.agentSession ?? null,
+            source: actor.source,
+            version: next.version,
+          },
+          'edit',
+          { detail: { changed } },
+        );
+        return {
+          task: toView(doc.fields, doc.sections, l.name, doc),
           old_status: f.status,
           new_status: f.status,
           changed,
           wip_bypassed: false,
         };
-      next.version = f.version + 1;
-      const doc = save(l, next, sections);
-      announce(
-        {
-          task_id: taskKey(id),
-          change: 'edited',
-          old_status: f.status,
-          new_status: f.status,
-          agent_session: actor.agentSession ?? null,
-          source: actor.source,
-          version: next.version,
-        },
-        'edit',
-        { detail: { changed } },
-      );
-      return {
-        task: toView(doc.fields, doc.sections, l.name, doc),
-        old_status: f.status,
-        new_status: f.status,
-        changed,
-        wip_bypassed: false,
-      };
+      });
     });
   }
 
-  function appendWorkLog(idText: string, text: string, opts: WriteOptions, actor: Actor): TaskChange {
+  async function appendWorkLog(
+    idText: string,
+    text: string,
+    opts: WriteOptions,
+    actor: Actor,
+  ): Promise<TaskChange> {
     const id = requireId(idText);
     if (text.trim() === '')
       throw new ToolError('validation', 'text is empty; say what was done, found or decided');
-    return write(() => {
+    const line = workLogLine(text, actor, nowIso());
+    return durableChange(taskQueueKey(id), () => {
       const l = load(id);
       checkVersion(l.doc, opts.expected_version);
       const f = l.doc.fields;
       const fields = { ...f, version: f.version + 1 };
-      const doc = save(l, fields, appendLog(l.doc.sections, workLogLine(text, actor)));
-      announce(
-        {
-          task_id: taskKey(id),
-          change: 'work_log',
+      return rewrite(l, fields, appendLog(l.doc.sections, line), (doc) => {
+        announce(
+          {
+            task_id: taskKey(id),
+            change: 'work_log',
+            old_status: f.status,
+            new_status: f.status,
+            agent_session: actor.agentSession ?? null,
+            source: actor.source,
+            version: fields.version,
+          },
+          'work_log',
+          { detail: { text: text.trim() } },
+        );
+        return {
+          task: toView(doc.fields, doc.sections, l.name, doc),
           old_status: f.status,
           new_status: f.status,
-          agent_session: actor.agentSession ?? null,
-          source: actor.source,
-          version: fields.version,
-        },
-        'work_log',
-        { detail: { text: text.trim() } },
-      );
-      return {
-        task: toView(doc.fields, doc.sections, l.name, doc),
-        old_status: f.status,
-        new_status: f.status,
-        changed: ['work_log'],
-        wip_bypassed: false,
-      };
+          changed: ['work_log'],
+          wip_bypassed: false,
+        };
+      });
     });
   }
 
-  function claimNext(
+  async function claimNext(
     actor: Actor,
     opts: {
       swimlane?: string | undefined;
       bypass_wip?: boolean | undefined;
       reason?: string | undefined;
     } = {},
-  ): ClaimResult {
+  ): Promise<ClaimResult> {
     if (!actor.agentSession)
       throw new ToolError(
         'validation',
         'agent_session is required to claim a task: pass the calling agent session id',
       );
-    return write(() => {
+    const agentSession = actor.agentSession;
+    const now = nowIso();
+    // One claim at a time in this process, so parallel claims do not all pick the same first task.
+    return durableChange('claim', (): Step<ClaimResult> => {
       for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
         const row = store.claimNext(opts.swimlane ?? null);
         if (row === undefined)
           return {
-            claimed: false,
-            task: null,
-            message:
-              'no ready task with all dependencies complete; label a task "ready" (cos_task_edit add_labels) to queue it',
+            done: {
+              claimed: false,
+              task: null,
+              message:
+                'no ready task with all dependencies complete; label a task "ready" (cos_task_edit add_labels) to queue it',
+            },
           };
         const text = readText(row.path);
         if (text === null || contentHash(text) !== row.content_hash) {
@@ -1141,11 +1329,17 @@ export function createBoardService(options: BoardServiceOptions) {
         }
         const l = load(row.id);
         const reason = opts.bypass_wip ? opts.reason : 'claimed';
-        const change = applyMove(l, 'in_progress', { reason, bypass_wip: opts.bypass_wip }, actor, true);
+        const plan = applyMove(l, 'in_progress', { reason, bypass_wip: opts.bypass_wip }, actor, true, now);
         return {
-          claimed: true,
-          task: change.task,
-          message: `${change.task.id} is now in_progress for ${actor.agentSession}`,
+          ...plan,
+          commit: (): ClaimResult => {
+            const change = plan.commit();
+            return {
+              claimed: true,
+              task: change.task,
+              message: `${change.task.id} is now in_progress for ${agentSession}`,
+            };
+          },
         };
       }
       throw new ToolError('transient', 'the board kept changing while choosing a task; retry', {

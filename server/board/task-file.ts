@@ -55,6 +55,36 @@ export interface TaskDocument {
 
 export type ParseResult = { ok: true; doc: TaskDocument } | { ok: false; reason: string };
 
+function deepFreeze<T>(value: T): T {
+  if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const v of Object.values(value)) deepFreeze(v);
+  }
+  return value;
+}
+
+/**
+ * parseTaskFile with a memory of the last `size` texts it parsed: a write parses the same file and the
+ * same new text twice (once to decide, once to commit), and a read often follows. Answers are frozen,
+ * since every caller of one text shares them.
+ */
+export function parseCache(size = 64): (text: string, fileName: string) => ParseResult {
+  const cache = new Map<string, ParseResult>();
+  return (text, fileName) => {
+    const key = `${fileName}\n${text}`;
+    const hit = cache.get(key);
+    if (hit !== undefined) {
+      cache.delete(key);
+      cache.set(key, hit);
+      return hit;
+    }
+    const result = deepFreeze(parseTaskFile(text, fileName));
+    cache.set(key, result);
+    if (cache.size > size) cache.delete(cache.keys().next().value as string);
+    return result;
+  };
+}
+
 export const contentHash = (text: string): string => createHash('sha1').update(text).digest('hex');
 
 const KEY_LINE = /^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]|$)/;

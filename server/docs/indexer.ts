@@ -5,6 +5,7 @@ import { createHash } from 'node:crypto';
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { basename, join, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { insideRepo } from '../config.ts';
 import { chunkDocument, formatOf } from './chunker.ts';
 import type { DocsStore } from './store.ts';
 
@@ -16,6 +17,11 @@ export interface IndexerOptions {
   repo: string;
   /** Absolute; skipped when inside the repository (the hub writes there constantly). */
   stateDir: string;
+  /**
+   * Absolute directories skipped as well when inside the repository: the board's task files, which the
+   * board indexes itself and rewrites on every claim, move and work-log line.
+   */
+  excludedDirs?: string[];
   store: DocsStore;
   now: () => number;
 }
@@ -53,8 +59,9 @@ function safeIgnores(rules: Ignore, path: string): boolean {
 
 export function createIndexer(options: IndexerOptions) {
   const { repo, store, now } = options;
-  const stateRel = relative(repo, options.stateDir).split(sep).join('/');
-  const skipState = stateRel !== '' && !stateRel.startsWith('..') && !stateRel.startsWith('/');
+  const skipped = [options.stateDir, ...(options.excludedDirs ?? [])]
+    .map((dir) => insideRepo(repo, dir))
+    .filter((rel): rel is string => rel !== null);
   /** dir (relative, '' for the root) → its .gitignore rules, null when it has none. */
   const ignoreCache = new Map<string, Ignore | null>();
 
@@ -80,7 +87,7 @@ export function createIndexer(options: IndexerOptions) {
     for (let i = 0; i < parts.length; i++) {
       if (ALWAYS_SKIPPED.has(parts[i]!) && (i < parts.length - 1 || isDir)) return true;
     }
-    if (skipState && (rel === stateRel || rel.startsWith(`${stateRel}/`))) return true;
+    if (skipped.some((dir) => rel === dir || rel.startsWith(`${dir}/`))) return true;
     // Each ancestor's rules see the path relative to that ancestor. Directories on the way are tested with a
     // trailing slash, since a rule like `build/` matches directories only and covers everything below.
     for (let i = 0; i < parts.length; i++) {

@@ -21,6 +21,8 @@ export interface DocsServiceOptions {
   db: Db;
   repo: string;
   stateDir: string;
+  /** Directories left out besides the state directory (the board's tasks directory). */
+  excludedDirs?: string[];
   logger?: Logger;
   /** Where index progress is published (`index-progress`, layer docs) for the live stream. */
   events?: EventBus;
@@ -102,7 +104,13 @@ const toHeader = (row: DocFileRow): DocHeader => ({
 export function createDocsService(options: DocsServiceOptions) {
   const store = createDocsStore(options.db);
   const now = options.now ?? Date.now;
-  const indexer = createIndexer({ repo: options.repo, stateDir: options.stateDir, store, now });
+  const indexer = createIndexer({
+    repo: options.repo,
+    stateDir: options.stateDir,
+    ...(options.excludedDirs ? { excludedDirs: options.excludedDirs } : {}),
+    store,
+    now,
+  });
   const log = options.logger;
   const watchers = new Map<string, FSWatcher>();
   const pending = new Set<string>();

@@ -3,7 +3,7 @@
 // accepts connections at once and tools answer from whatever is indexed so far.
 import { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
-import type { Config } from '../config.ts';
+import { type Config, insideRepo } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
@@ -60,11 +60,24 @@ export interface GraphServiceOptions {
   extractHelpers?: number;
 }
 
+/**
+ * The board's task files are left to the board: it indexes them itself (fields, dependencies, full
+ * text), and it rewrites one on every claim, move and work-log line, which would keep the graph
+ * re-extracting, re-resolving and writing (CPU and the database's write lock) for headings and links
+ * that say nothing about the code. Measured under bench:load in scripts/bench/README.md.
+ */
+function withoutTasks(config: Config, walk: WalkOptions | undefined): WalkOptions | undefined {
+  const tasks = insideRepo(config.repo, config.tasksDir);
+  if (tasks === null) return walk;
+  return { ...walk, excludedPaths: [...(walk?.excludedPaths ?? []), tasks] };
+}
+
 /** Minimum gap between two index-progress events of the same phase on the bus. */
 const PROGRESS_EVERY_MS = 200;
 
-export function createGraphService(options: GraphServiceOptions): GraphService {
-  const { config, db, dbPath, events, logger } = options;
+export function createGraphService(serviceOptions: GraphServiceOptions): GraphService {
+  const { config, db, dbPath, events, logger } = serviceOptions;
+  const options = { ...serviceOptions, walk: withoutTasks(config, serviceOptions.walk) };
   if (dbPath === ':memory:') throw new Error('the graph worker needs a database file, not :memory:');
   const log = logger.child({ module: 'graph' });
   const stateStmt = db.prepare(

@@ -30,6 +30,11 @@ export interface WalkOptions {
   ignoredDirs?: readonly string[];
   /** Honour .gitignore files (default true). */
   gitignore?: boolean;
+  /**
+   * Repo-relative directories the graph leaves alone, whatever is in them: the board's task files,
+   * which the board indexes itself and rewrites on every agent action.
+   */
+  excludedPaths?: readonly string[];
 }
 
 export interface WalkedFile {
@@ -56,12 +61,21 @@ export function isIgnoredName(path: string, ignoredDirs: ReadonlySet<string>): b
 export class Walker {
   private readonly ignoredDirs: Set<string>;
   private readonly rulesCache = new Map<string, Rules | null>();
+  private readonly excludedPaths: string[];
 
   constructor(
     private readonly root: string,
     private readonly options: WalkOptions = {},
   ) {
     this.ignoredDirs = new Set(options.ignoredDirs ?? DEFAULT_IGNORED_DIRS);
+    this.excludedPaths = (options.excludedPaths ?? [])
+      .map((p) => p.replace(/\/+$/, ''))
+      .filter((p) => p !== '');
+  }
+
+  /** Whether `path` is in (or is) one of the excludedPaths. */
+  excluded(path: string): boolean {
+    return this.excludedPaths.some((p) => path === p || path.startsWith(`${p}/`));
   }
 
   /** Every indexable file under `dir` (repo-relative, '' = root), and the directories visited. */
@@ -71,7 +85,7 @@ export class Walker {
     const stack = [dir];
     while (stack.length) {
       const rel = stack.pop()!;
-      if (rel && this.ignoredPath(rel, true)) continue;
+      if (rel && (this.excluded(rel) || this.ignoredPath(rel, true))) continue;
       dirs.push(rel);
       let entries: import('node:fs').Dirent[];
       try {
@@ -95,7 +109,8 @@ export class Walker {
 
   /** The file's size and mtime when the graph reads it, or undefined when it is ignored or gone. */
   check(path: string, st?: Stats): WalkedFile | undefined {
-    if (isIgnoredName(path, this.ignoredDirs) || this.ignoredPath(path, false)) return undefined;
+    if (isIgnoredName(path, this.ignoredDirs) || this.excluded(path) || this.ignoredPath(path, false))
+      return undefined;
     let s = st;
     try {
       s ??= statSync(join(this.root, path));

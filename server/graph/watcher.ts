@@ -68,7 +68,7 @@ export class RepoWatcher {
 
   private onEvent(path: string): void {
     const parts = path.split('/');
-    if (parts.some((p) => this.ignoredDirs.has(p))) return;
+    if (parts.some((p) => this.ignoredDirs.has(p)) || this.walker.excluded(path)) return;
     const base = parts[parts.length - 1] ?? '';
     if (base === '.gitignore') {
       this.walker.resetRules();

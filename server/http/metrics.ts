@@ -11,6 +11,8 @@ export function registerMetrics(app: FastifyInstance, hub: Hub, stream: StreamSt
       sessions: hub.sessions.counts(),
       streamClients: stream.clients,
       uptimeSeconds: process.uptime(),
+      memory: process.memoryUsage(),
+      eventLoopActiveMs: performance.eventLoopUtilization().active,
     });
     return reply.type('text/plain; version=0.0.4; charset=utf-8').send(text);
   });

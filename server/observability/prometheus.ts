@@ -13,6 +13,10 @@ export interface Gauges {
   sessions: Record<Lifecycle, number>;
   streamClients: number;
   uptimeSeconds: number;
+  /** process.memoryUsage() of the hub (RSS, V8 heap, memory outside the heap). */
+  memory?: NodeJS.MemoryUsage;
+  /** Milliseconds the event loop has spent not waiting for I/O (performance.eventLoopUtilization). */
+  eventLoopActiveMs?: number;
 }
 
 export function prometheusText(calls: CallRecorder, gauges: Gauges): string {
@@ -65,5 +69,31 @@ export function prometheusText(calls: CallRecorder, gauges: Gauges): string {
   out.push('# HELP cos_uptime_seconds Seconds since the hub process started.');
   out.push('# TYPE cos_uptime_seconds gauge');
   out.push(`cos_uptime_seconds ${Math.round(gauges.uptimeSeconds)}`);
+  if (gauges.eventLoopActiveMs !== undefined) {
+    out.push(
+      '# HELP cos_event_loop_active_seconds_total Time the event loop spent running callbacks or blocked in them (not waiting for I/O).',
+      '# TYPE cos_event_loop_active_seconds_total counter',
+      `cos_event_loop_active_seconds_total ${gauges.eventLoopActiveMs / 1000}`,
+    );
+  }
+  if (gauges.memory) {
+    // The names node exporters use, so a dashboard that knows them reads these too.
+    const m = gauges.memory;
+    const gauge = (name: string, help: string, value: number) => {
+      out.push(`# HELP ${name} ${help}`, `# TYPE ${name} gauge`, `${name} ${value}`);
+    };
+    gauge('process_resident_memory_bytes', 'Resident memory of the hub process.', m.rss);
+    gauge('nodejs_heap_size_total_bytes', 'V8 heap size, used and free.', m.heapTotal);
+    gauge(
+      'nodejs_heap_size_used_bytes',
+      'V8 heap in use (live objects and garbage not yet collected).',
+      m.heapUsed,
+    );
+    gauge(
+      'nodejs_external_memory_bytes',
+      'Memory V8 accounts for outside its heap (buffers; not SQLite, whose page cache is plain malloc).',
+      m.external,
+    );
+  }
   return `${out.join('\n')}\n`;
 }

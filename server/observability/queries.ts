@@ -1,5 +1,6 @@
 // Read side of observability: per-tool metrics over a window, the WARN+ log, and the merged timeline.
 import type { Db } from '../db/open.ts';
+import { CallWindow, metricsOf, type ToolMetrics, type ToolTally } from './call-window.ts';
 
 export const WINDOWS = {
   '5m': 5 * 60_000,
@@ -11,28 +12,43 @@ export const WINDOWS = {
 } as const;
 export type WindowName = keyof typeof WINDOWS;
 
-export interface ToolMetrics {
-  tool: string;
-  calls: number;
-  errors: number;
-  error_rate: number;
-  errors_by_category: Record<string, number>;
-  p50_ms: number;
-  p95_ms: number;
-  p99_ms: number;
-  max_ms: number;
-  truncation_rate: number;
-  mean_response_bytes: number;
+/**
+ * Per-tool metrics of the calls that started at or after `since`. With `windowMs` (the tool's windows)
+ * the answer comes from a CallWindow kept for this database and window length, which reads only what
+ * changed since its last answer; a window holding more than MAX_WINDOW_ROWS calls is scanned instead.
+ */
+export function toolMetrics(db: Db, since: number, tool?: string, windowMs?: number): ToolMetrics[] {
+  if (windowMs === undefined) return toolMetricsScan(db, since, tool);
+  let windows = callWindows.get(db);
+  if (windows === undefined) {
+    windows = new Map();
+    callWindows.set(db, windows);
+  }
+  const now = Date.now();
+  // Bounded: one window per length asked for, and one nobody asked for lately is let go.
+  for (const [ms, w] of windows) if (now - w.lastUsed > WINDOW_IDLE_MS) windows.delete(ms);
+  let entry = windows.get(windowMs);
+  if (entry === undefined) {
+    entry = { window: new CallWindow(db, MAX_WINDOW_ROWS), lastUsed: now };
+    windows.set(windowMs, entry);
+  }
+  entry.lastUsed = now;
+  const rows = entry.window.metrics(since, tool);
+  if (rows !== null) return rows;
+  windows.delete(windowMs);
+  return toolMetricsScan(db, since, tool);
 }
 
-/** Nearest-rank percentile of an ascending list. */
-export function percentile(sorted: readonly number[], p: number): number {
-  if (sorted.length === 0) return 0;
-  const rank = Math.min(sorted.length, Math.max(1, Math.ceil((p / 100) * sorted.length)));
-  return sorted[rank - 1]!;
-}
+/**
+ * A CallWindow holds at most this many calls, the default retention of the whole table (about 45 bytes
+ * a call: some 10 MB at most); a busier window is scanned on each call, as before.
+ */
+export const MAX_WINDOW_ROWS = 200_000;
+const WINDOW_IDLE_MS = 10 * 60_000;
+const callWindows = new WeakMap<Db, Map<number, { window: CallWindow; lastUsed: number }>>();
 
-export function toolMetrics(db: Db, since: number, tool?: string): ToolMetrics[] {
+/** The same metrics by reading and sorting every call in the window (the reference for CallWindow). */
+export function toolMetricsScan(db: Db, since: number, tool?: string): ToolMetrics[] {
   const rows = db
     .prepare(
       `SELECT tool, duration_ms AS d, ok, error_category AS c, truncated AS t, response_bytes AS b
@@ -40,43 +56,23 @@ export function toolMetrics(db: Db, since: number, tool?: string): ToolMetrics[]
     )
     .raw()
     .all(...(tool ? [since, tool] : [since])) as [string, number, number, string | null, number, number][];
-  const out: ToolMetrics[] = [];
-  let i = 0;
-  while (i < rows.length) {
-    const name = rows[i]![0];
-    const durations: number[] = [];
-    const byCategory: Record<string, number> = {};
-    let errors = 0;
-    let truncated = 0;
-    let bytes = 0;
-    for (; i < rows.length && rows[i]![0] === name; i++) {
-      const [, d, ok, c, t, b] = rows[i]!;
-      durations.push(d);
-      if (!ok) {
-        errors++;
-        const key = c ?? 'unknown';
-        byCategory[key] = (byCategory[key] ?? 0) + 1;
-      }
-      truncated += t;
-      bytes += b;
+  const tallies = new Map<string, ToolTally & { durations: number[] }>();
+  for (const [name, d, ok, c, t, b] of rows) {
+    let tally = tallies.get(name);
+    if (tally === undefined) {
+      tally = { durations: [], errors: 0, byCategory: new Map(), truncated: 0, bytes: 0 };
+      tallies.set(name, tally);
     }
-    const n = durations.length;
-    const round = (x: number) => Math.round(x * 1000) / 1000;
-    out.push({
-      tool: name,
-      calls: n,
-      errors,
-      error_rate: round(errors / n),
-      errors_by_category: byCategory,
-      p50_ms: round(percentile(durations, 50)),
-      p95_ms: round(percentile(durations, 95)),
-      p99_ms: round(percentile(durations, 99)),
-      max_ms: round(durations[n - 1] ?? 0),
-      truncation_rate: round(truncated / n),
-      mean_response_bytes: Math.round(bytes / n),
-    });
+    tally.durations.push(d);
+    if (!ok) {
+      tally.errors++;
+      const key = c ?? 'unknown';
+      tally.byCategory.set(key, (tally.byCategory.get(key) ?? 0) + 1);
+    }
+    tally.truncated += t;
+    tally.bytes += b;
   }
-  return out.sort((a, b) => b.calls - a.calls || a.tool.localeCompare(b.tool));
+  return metricsOf(tallies);
 }
 
 export interface LogFilter {

@@ -3,6 +3,7 @@
 // another on an in-process queue (a hub is one process; other processes must go through its tools).
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { KeyedQueue } from '../keyed-queue.ts';
 import { ToolError } from '../tools/errors.ts';
 import {
   type Bundle,
@@ -60,23 +61,11 @@ const MAX_BUNDLES_SCANNED = 200;
 export function createSuperviseService(options: SuperviseServiceOptions) {
   const now = options.now ?? Date.now;
   const roles = createRoleRegistry(options.stateDir, options.logger);
-  const queues = new Map<string, Promise<unknown>>();
+  const queue = new KeyedQueue();
   let dirReady: Promise<unknown> | null = null;
 
   /** Runs `job` after every earlier job of the same session has settled. */
-  function serialised<T>(session: string, job: () => Promise<T>): Promise<T> {
-    const prev = queues.get(session) ?? Promise.resolve();
-    const run = prev.then(job, job);
-    const tail = run.then(
-      () => undefined,
-      () => undefined,
-    );
-    queues.set(session, tail);
-    void tail.then(() => {
-      if (queues.get(session) === tail) queues.delete(session);
-    });
-    return run;
-  }
+  const serialised = <T>(session: string, job: () => Promise<T>): Promise<T> => queue.run(session, job);
 
   const ensureDir = () => {
     dirReady ??= mkdir(options.agentDir, { recursive: true }).catch((err: unknown) => {

@@ -11,8 +11,13 @@ export interface HubProcess {
   stop(): Promise<number | null>;
 }
 
-export async function startHubProcess(repo: string, env: Record<string, string> = {}): Promise<HubProcess> {
-  const child = spawn(process.execPath, [COS, 'serve', '--port', '0', '--repo', repo], {
+/** `nodeArgs` go to node before the script (e.g. `--cpu-prof`, which NODE_OPTIONS refuses). */
+export async function startHubProcess(
+  repo: string,
+  env: Record<string, string> = {},
+  nodeArgs: string[] = [],
+): Promise<HubProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, COS, 'serve', '--port', '0', '--repo', repo], {
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, COS_RATE_LIMIT_RPS: '0', ...env },
   });

@@ -44,7 +44,7 @@ export const metricsTool = defineTool({
     calls.flush();
     const window = input.window ?? '1h';
     const since = sessions.now() - WINDOWS[window];
-    const rows = toolMetrics(ctx.db, since, input.tool);
+    const rows = toolMetrics(ctx.db, since, input.tool, WINDOWS[window]);
     return { window, since, total_calls: rows.reduce((n, r) => n + r.calls, 0), rows };
   },
 });

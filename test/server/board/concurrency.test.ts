@@ -1,10 +1,13 @@
 import assert from 'node:assert/strict';
+import { readdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
   agent,
   api,
   disagreements,
   openHub,
+  readTask,
   removeRepo,
   runWorker,
   taskFiles,
@@ -12,13 +15,15 @@ import {
   writeBoardJson,
 } from './helpers.ts';
 
+const HAND_WRITTEN = '---\nid: TASK-1\ntitle: Written by hand\nstatus: icebox\n---\n\n## Outcome\n\nmine\n';
+
 describe('concurrency', () => {
   it('gives unique ids to concurrent creates in one process', async () => {
     const hub = openHub();
     try {
       const ids = await Promise.all(
         Array.from({ length: 100 }, (_, i) =>
-          Promise.resolve().then(() => hub.board.create({ title: `c${i}` }, api).task.id),
+          hub.board.create({ title: `c${i}` }, api).then((c) => c.task.id),
         ),
       );
       assert.equal(new Set(ids).size, 100);
@@ -26,6 +31,57 @@ describe('concurrency', () => {
     } finally {
       hub.close();
       removeRepo(hub.repo);
+    }
+  });
+
+  it('takes the next id when a file with the new name already exists but is not indexed yet', async () => {
+    const hub = openHub();
+    try {
+      writeFileSync(join(hub.tasksDir, 'TASK-1-same-title.md'), HAND_WRITTEN);
+      const created = await hub.board.create({ title: 'Same title' }, api);
+      assert.equal(created.task.id, 'TASK-2');
+      assert.equal(readTask(hub, 'TASK-1-same-title.md'), HAND_WRITTEN, 'never overwritten');
+      assert.deepEqual(
+        readdirSync(hub.tasksDir).filter((n) => n.startsWith('.')),
+        [],
+        'no temp file left',
+      );
+    } finally {
+      hub.close();
+      removeRepo(hub.repo);
+    }
+  });
+
+  it('writes two changes to one task from two hubs at once one after the other, losing neither', async () => {
+    const one = openHub();
+    const two = openHub({ repo: one.repo });
+    try {
+      const { task } = await one.board.create({ title: 'shared' }, api);
+      // Started in the same tick: both read version 1 before either file is written, so the second to
+      // reach its commit finds the file changed under it and writes again on top of the first.
+      const [a, b] = await Promise.all([
+        one.board.appendWorkLog(task.id, 'from one', {}, api),
+        two.board.appendWorkLog(task.id, 'from two', {}, api),
+      ]);
+      assert.deepEqual([a.task.version, b.task.version].sort(), [2, 3]);
+      const text = readTask(one, 'TASK-1-shared.md');
+      assert.match(text, /from one/);
+      assert.match(text, /from two/);
+      assert.match(text, /version: 3/);
+      // The same race with expected_version: exactly one of the two edits is refused.
+      const results = await Promise.allSettled([
+        one.board.edit(task.id, { outcome: 'one' }, { expected_version: 3 }, api),
+        two.board.edit(task.id, { outcome: 'two' }, { expected_version: 3 }, api),
+      ]);
+      assert.deepEqual(results.map((r) => r.status).sort(), ['fulfilled', 'rejected']);
+      const refused = results.find((r) => r.status === 'rejected') as PromiseRejectedResult;
+      assert.match(String(refused.reason), /is at version 4, not 3/);
+      one.board.reconcile();
+      assert.deepEqual(disagreements(one), []);
+    } finally {
+      two.close();
+      one.close();
+      removeRepo(one.repo);
     }
   });
 
@@ -57,11 +113,9 @@ describe('concurrency', () => {
     try {
       writeBoardJson(hub.repo, { wip: { in_progress: null } });
       for (let i = 0; i < 40; i++)
-        hub.board.create({ title: `r${i}`, ready: true, priority: i % 2 ? 'P1' : 'P3' }, api);
+        await hub.board.create({ title: `r${i}`, ready: true, priority: i % 2 ? 'P1' : 'P3' }, api);
       const results = await Promise.all(
-        Array.from({ length: 60 }, (_, i) =>
-          Promise.resolve().then(() => hub.board.claimNext(agent(`agent-${i}`))),
-        ),
+        Array.from({ length: 60 }, (_, i) => hub.board.claimNext(agent(`agent-${i}`))),
       );
       const claimed = results.filter((r) => r.claimed).map((r) => r.task?.id);
       assert.equal(claimed.length, 40);
@@ -80,7 +134,7 @@ describe('concurrency', () => {
     writeBoardJson(repo, { wip: { in_progress: null } });
     const hub = openHub({ repo });
     try {
-      for (let i = 0; i < 120; i++) hub.board.create({ title: `r${i}`, ready: true }, api);
+      for (let i = 0; i < 120; i++) await hub.board.create({ title: `r${i}`, ready: true }, api);
       const reports = await Promise.all(['a', 'b', 'c', 'd'].map((p) => runWorker(repo, 'claim', [p], 0)));
       const claimed = reports.flatMap((r) => r.claims.map((c) => c.id));
       assert.deepEqual(
@@ -102,17 +156,21 @@ describe('concurrency', () => {
     }
   });
 
-  it('respects dependencies when claiming: a task waits until what it depends on is complete', () => {
+  it('respects dependencies when claiming: a task waits until what it depends on is complete', async () => {
     const hub = openHub();
     try {
-      const base = hub.board.create({ title: 'base', ready: true, priority: 'P3' }, api).task.id;
-      hub.board.create({ title: 'top', ready: true, priority: 'P0', depends_on: [base] }, api);
+      const base = (await hub.board.create({ title: 'base', ready: true, priority: 'P3' }, api)).task.id;
+      await hub.board.create({ title: 'top', ready: true, priority: 'P0', depends_on: [base] }, api);
       assert.equal(hub.board.ready().tasks[0]?.claimable, true);
-      assert.equal(hub.board.claimNext(agent('a')).task?.id, base, 'the P0 task waits for its dependency');
-      assert.equal(hub.board.claimNext(agent('b')).claimed, false);
-      hub.board.move(base, 'complete', {}, api);
-      assert.equal(hub.board.claimNext(agent('b')).task?.title, 'top');
-      assert.throws(() => hub.board.claimNext({ source: 'mcp' }), /agent_session is required/);
+      assert.equal(
+        (await hub.board.claimNext(agent('a'))).task?.id,
+        base,
+        'the P0 task waits for its dependency',
+      );
+      assert.equal((await hub.board.claimNext(agent('b'))).claimed, false);
+      await hub.board.move(base, 'complete', {}, api);
+      assert.equal((await hub.board.claimNext(agent('b'))).task?.title, 'top');
+      await assert.rejects(hub.board.claimNext({ source: 'mcp' }), /agent_session is required/);
     } finally {
       hub.close();
       removeRepo(hub.repo);

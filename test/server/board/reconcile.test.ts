@@ -17,7 +17,7 @@ import {
 const MALFORMED = '---\ntitle: [never closed\nstatus: icebox\n---\n\n## Outcome\n\nkeep me\n';
 
 describe('reconciliation at start', () => {
-  it('indexes an existing folder, reports malformed files and keeps them byte for byte, and never stops', () => {
+  it('indexes an existing folder, reports malformed files and keeps them byte for byte, and never stops', async () => {
     const repo = tempRepo();
     makeTaskFiles(join(repo, 'docs', 'tasks'), 300);
     writeFileSync(join(repo, 'docs', 'tasks', 'TASK-301-broken.md'), MALFORMED);
@@ -36,7 +36,7 @@ describe('reconciliation at start', () => {
       assert.match(page.parse_errors[0]?.reason ?? '', /does not parse/);
       assert.equal(readTask(hub, 'TASK-301-broken.md'), MALFORMED, 'never rewritten');
       // A new task does not take the broken file's number.
-      assert.equal(hub.board.create({ title: 'next' }, api).task.id, 'TASK-302');
+      assert.equal((await hub.board.create({ title: 'next' }, api)).task.id, 'TASK-302');
       assert.throws(() => hub.board.show('TASK-301'), /does not parse .*fix the file by hand/);
       assert.equal(readTask(hub, 'TASK-301-broken.md'), MALFORMED);
       assert.deepEqual(disagreements(hub), []);
@@ -46,10 +46,10 @@ describe('reconciliation at start', () => {
     }
   });
 
-  it('repairs the index from the files after a crash between the file write and the index write', () => {
+  it('repairs the index from the files after a crash between the file write and the index write', async () => {
     const repo = tempRepo();
     const one = openHub({ repo });
-    one.board.create({ title: 'crashy' }, api);
+    await one.board.create({ title: 'crashy' }, api);
     const name = 'TASK-1-crashy.md';
     one.close();
     // The file moved on (a write whose index update never happened), one file vanished, one appeared.
@@ -67,7 +67,11 @@ describe('reconciliation at start', () => {
       const report = two.board.reconcile();
       assert.equal(report.removed, 1);
       assert.deepEqual(disagreements(two), []);
-      assert.equal(two.board.create({ title: 'after' }, api).task.id, 'TASK-4', 'ids are never reused');
+      assert.equal(
+        (await two.board.create({ title: 'after' }, api)).task.id,
+        'TASK-4',
+        'ids are never reused',
+      );
     } finally {
       two.close();
       removeRepo(repo);
@@ -141,7 +145,7 @@ describe('the watcher', () => {
   it('re-reads a hand edit, announces it with source file, and records it in the history', async () => {
     const hub = openHub({ watch: true });
     try {
-      hub.board.create({ title: 'watched' }, api);
+      await hub.board.create({ title: 'watched' }, api);
       const path = join(hub.tasksDir, 'TASK-1-watched.md');
       writeFileSync(
         path,
@@ -166,7 +170,7 @@ describe('the watcher', () => {
       assert.equal(hub.board.history('TASK-1').events.at(-1)?.type, 'status');
       // The hub's own writes are not re-announced as file changes.
       const before = hub.received.length;
-      hub.board.appendWorkLog('TASK-1', 'mine', {}, api);
+      await hub.board.appendWorkLog('TASK-1', 'mine', {}, api);
       await new Promise((r) => setTimeout(r, 200));
       assert.equal(hub.received.length, before + 1);
     } finally {
@@ -178,8 +182,8 @@ describe('the watcher', () => {
   it('drops a file deleted under the hub, reports a file broken by hand, and recovers when it is fixed', async () => {
     const hub = openHub({ watch: true });
     try {
-      hub.board.create({ title: 'doomed' }, api);
-      hub.board.create({ title: 'fragile' }, api);
+      await hub.board.create({ title: 'doomed' }, api);
+      await hub.board.create({ title: 'fragile' }, api);
       rmSync(join(hub.tasksDir, 'TASK-1-doomed.md'));
       await eventually(() => hub.board.store.get(1) === undefined);
       assert.ok(hub.received.some((e) => (e.data as { change: string }).change === 'deleted'));
@@ -209,7 +213,7 @@ describe('the watcher', () => {
     const hub = openHub({ repo, watch: true });
     try {
       const snapshot = new Map(taskFiles(hub).map((n) => [n, readTask(hub, n)]));
-      for (let i = 1; i <= 50; i++) hub.board.move(`TASK-${i}`, 'archive', {}, api);
+      for (let i = 1; i <= 50; i++) await hub.board.move(`TASK-${i}`, 'archive', {}, api);
       // "git checkout" of the older tree: the 50 files go back to icebox/version 1 via temp + rename, as git does.
       for (let i = 1; i <= 50; i++) {
         const name = `TASK-${i}-task-${i}.md`;

@@ -4,19 +4,19 @@ import { api, openHub, removeRepo, type TestHub } from './helpers.ts';
 
 describe('search', () => {
   let hub: TestHub;
-  before(() => {
+  before(async () => {
     hub = openHub();
-    hub.board.create({ title: 'Watcher misses renames', outcome: 'Renames are seen.' }, api);
-    hub.board.create(
+    await hub.board.create({ title: 'Watcher misses renames', outcome: 'Renames are seen.' }, api);
+    await hub.board.create(
       { title: 'Unrelated chore', outcome: 'The watcher is mentioned once, deep in the body text here.' },
       api,
     );
-    hub.board.create(
+    await hub.board.create(
       { title: 'Cursor paging', acceptance: 'Given a board\nWhen paging by cursor\nThen every card is seen' },
       api,
     );
-    const old = hub.board.create({ title: 'Old watcher idea' }, api).task.id;
-    hub.board.move(old, 'archive', {}, api);
+    const old = (await hub.board.create({ title: 'Old watcher idea' }, api)).task.id;
+    await hub.board.move(old, 'archive', {}, api);
   });
   after(() => {
     hub.close();
@@ -61,11 +61,11 @@ describe('search', () => {
     assert.equal(hub.board.search('watcher-misses').results[0]?.id, 'TASK-1');
   });
 
-  it('pages with next_offset and sees edits immediately', () => {
+  it('pages with next_offset and sees edits immediately', async () => {
     const first = hub.board.search('watcher', { limit: 1 });
     assert.equal(first.next_offset, 1);
     assert.equal(hub.board.search('watcher', { limit: 1, offset: 1 }).results[0]?.id, 'TASK-2');
-    hub.board.edit('TASK-3', { title: 'Cursor paging for the watcher view' }, {}, api);
+    await hub.board.edit('TASK-3', { title: 'Cursor paging for the watcher view' }, {}, api);
     assert.equal(hub.board.search('watcher').results.length, 3);
     assert.equal(hub.board.search('work log').results.length, 0, 'section headings are not content');
   });

@@ -25,7 +25,7 @@ describe('16 agents at once', () => {
     const hub = openHub({ repo });
     try {
       for (let i = 0; i < 200; i++)
-        hub.board.create({ title: `seed ${i}`, ready: true, priority: `P${i % 4}` as 'P0' }, api);
+        await hub.board.create({ title: `seed ${i}`, ready: true, priority: `P${i % 4}` as 'P0' }, api);
       const groups = [0, 1, 2, 3].map((p) => [0, 1, 2, 3].map((a) => `agent-${p}-${a}`));
       const reports = await Promise.all(groups.map((g) => runWorker(repo, 'soak', g, SECONDS)));
 

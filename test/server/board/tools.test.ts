@@ -206,15 +206,15 @@ describe('board tools', () => {
 
   describe('list tools under the agent budget', () => {
     let hub: TestHub;
-    before(() => {
+    before(async () => {
       hub = openHub();
       for (let i = 0; i < 150; i++)
-        hub.board.create(
+        await hub.board.create(
           { title: `Budget ${'padding '.repeat(20)}${i}`, ready: true, outcome: 'budget '.repeat(40) },
           api,
         );
       for (let i = 0; i < 12; i++)
-        hub.board.appendWorkLog('TASK-1', `entry ${i} ${'x'.repeat(9000)}`, {}, api);
+        await hub.board.appendWorkLog('TASK-1', `entry ${i} ${'x'.repeat(9000)}`, {}, api);
     });
     after(() => {
       hub.close();

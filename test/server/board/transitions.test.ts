@@ -51,21 +51,21 @@ describe('transitions', () => {
     removeRepo(hub.repo);
   });
 
-  it("allows exactly the issue's transitions and refuses every other one, naming the allowed targets", () => {
+  it("allows exactly the issue's transitions and refuses every other one, naming the allowed targets", async () => {
     let n = 1;
     let allowed = 0;
     for (const from of STATUSES)
       for (const to of STATUSES) {
         const id = `TASK-${n++}`;
         if (TRANSITIONS[from].includes(to)) {
-          const change = hub.board.move(id, to, { expected_version: 1 }, api);
+          const change = await hub.board.move(id, to, { expected_version: 1 }, api);
           assert.equal(change.new_status, to);
           assert.equal(change.old_status, from);
           assert.equal(change.task.version, 2);
           allowed++;
         } else {
-          assert.throws(
-            () => hub.board.move(id, to, {}, api),
+          await assert.rejects(
+            hub.board.move(id, to, {}, api),
             (err: unknown) =>
               err instanceof ToolError &&
               err.category === 'validation' &&
@@ -91,22 +91,19 @@ describe('transitions', () => {
     });
   });
 
-  it('stamps started, completed and the agent session as a task moves', () => {
-    const { task } = hub.board.create({ title: 'stamps' }, api);
-    const started = hub.board.move(
-      task.id,
-      'in_progress',
-      {},
-      { source: 'mcp', agentSession: 'agent-9' },
+  it('stamps started, completed and the agent session as a task moves', async () => {
+    const { task } = await hub.board.create({ title: 'stamps' }, api);
+    const started = (
+      await hub.board.move(task.id, 'in_progress', {}, { source: 'mcp', agentSession: 'agent-9' })
     ).task;
     assert.ok(started.started);
     assert.equal(started.agent_session, 'agent-9');
-    const done = hub.board.move(task.id, 'complete', { reason: 'shipped' }, api).task;
+    const done = (await hub.board.move(task.id, 'complete', { reason: 'shipped' }, api)).task;
     assert.ok(done.completed);
     assert.match(done.sections.work_log, /in_progress → complete: shipped/);
-    const archived = hub.board.move(task.id, 'archive', {}, api).task;
+    const archived = (await hub.board.move(task.id, 'archive', {}, api)).task;
     assert.equal(archived.completed, done.completed, 'archiving keeps the completion date');
-    const revived = hub.board.move(task.id, 'icebox', {}, api).task;
+    const revived = (await hub.board.move(task.id, 'icebox', {}, api)).task;
     assert.equal(revived.completed, null);
   });
 });

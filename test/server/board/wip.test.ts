@@ -20,32 +20,33 @@ describe('WIP caps', () => {
     assert.equal(config.columns.find((c) => c.status === 'icebox')?.cap, null);
   });
 
-  it('refuses a move into a full column, naming the cap and the bypass flag', () => {
+  it('refuses a move into a full column, naming the cap and the bypass flag', async () => {
     hub = openHub();
-    const ids = [1, 2, 3, 4].map((i) => hub.board.create({ title: `t${i}` }, api).task.id);
-    for (const id of ids.slice(0, 3)) hub.board.move(id, 'in_progress', {}, api);
-    assert.throws(
-      () => hub.board.move(ids[3]!, 'in_progress', {}, api),
+    const ids: string[] = [];
+    for (const i of [1, 2, 3, 4]) ids.push((await hub.board.create({ title: `t${i}` }, api)).task.id);
+    for (const id of ids.slice(0, 3)) await hub.board.move(id, 'in_progress', {}, api);
+    await assert.rejects(
+      hub.board.move(ids[3]!, 'in_progress', {}, api),
       (err: unknown) =>
         err instanceof ToolError &&
         err.category === 'validation' &&
         /in_progress is at its WIP cap of 3/.test(err.message) &&
         /bypass_wip: true with a reason/.test(err.message),
     );
-    assert.throws(
-      () => hub.board.move(ids[3]!, 'in_progress', { bypass_wip: true }, api),
+    await assert.rejects(
+      hub.board.move(ids[3]!, 'in_progress', { bypass_wip: true }, api),
       /bypass_wip needs a reason/,
     );
     assert.equal(hub.board.show(ids[3]!).status, 'icebox');
   });
 
-  it('records a bypass with its reason in the bypass log, the history and the Work Log', () => {
+  it('records a bypass with its reason in the bypass log, the history and the Work Log', async () => {
     hub = openHub();
     writeBoardJson(hub.repo, { wip: { in_progress: 1 } });
-    const a = hub.board.create({ title: 'a' }, api).task.id;
-    const b = hub.board.create({ title: 'b' }, api).task.id;
-    hub.board.move(a, 'in_progress', {}, api);
-    const change = hub.board.move(
+    const a = (await hub.board.create({ title: 'a' }, api)).task.id;
+    const b = (await hub.board.create({ title: 'b' }, api)).task.id;
+    await hub.board.move(a, 'in_progress', {}, api);
+    const change = await hub.board.move(
       b,
       'in_progress',
       { bypass_wip: true, reason: 'prod is down' },
@@ -63,27 +64,27 @@ describe('WIP caps', () => {
     assert.equal(hub.board.board().wip.find((w) => w.status === 'in_progress')?.over_cap, true);
   });
 
-  it('reads caps from $COS_STATE_DIR/board.json and notices when it changes', () => {
+  it('reads caps from $COS_STATE_DIR/board.json and notices when it changes', async () => {
     hub = openHub();
     writeBoardJson(hub.repo, { wip: { testing: 1, blocked: 2, emergency: null }, swimlanes: ['hub', 'web'] });
     assert.deepEqual(hub.board.settings().wip, { in_progress: 3, testing: 1, blocked: 2 });
     assert.deepEqual(hub.board.config().swimlanes, ['hub', 'web']);
     // Emergency has no cap now: three emergencies are fine.
-    for (let i = 0; i < 3; i++) hub.board.create({ title: `e${i}`, status: 'emergency' }, api);
+    for (let i = 0; i < 3; i++) await hub.board.create({ title: `e${i}`, status: 'emergency' }, api);
     writeFileSync(join(hub.repo, '.cos', 'board.json'), '{ not json');
     const config = hub.board.config();
     assert.match(config.config_error ?? '', /not valid JSON/);
     assert.equal(config.wip_caps.in_progress, 3, 'defaults apply when board.json is broken');
   });
 
-  it('caps claim-next too', () => {
+  it('caps claim-next too', async () => {
     hub = openHub();
     writeBoardJson(hub.repo, { wip: { in_progress: 1 } });
-    hub.board.create({ title: 'one', ready: true }, api);
-    hub.board.create({ title: 'two', ready: true }, api);
-    assert.equal(hub.board.claimNext(agent('a')).claimed, true);
-    assert.throws(() => hub.board.claimNext(agent('b')), /WIP cap of 1/);
-    const bypass = hub.board.claimNext(agent('b'), { bypass_wip: true, reason: 'pairing' });
+    await hub.board.create({ title: 'one', ready: true }, api);
+    await hub.board.create({ title: 'two', ready: true }, api);
+    assert.equal((await hub.board.claimNext(agent('a'))).claimed, true);
+    await assert.rejects(hub.board.claimNext(agent('b')), /WIP cap of 1/);
+    const bypass = await hub.board.claimNext(agent('b'), { bypass_wip: true, reason: 'pairing' });
     assert.equal(bypass.task?.id, 'TASK-2');
   });
 });

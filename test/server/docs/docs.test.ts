@@ -43,6 +43,8 @@ function makeRepo(repo: string) {
   writeFileSync(join(repo, 'sub', 'local.md'), '# Local\n\nzebraword nested ignore\n');
   writeFileSync(join(repo, 'sub', 'kept.md'), '# Kept\n\nA kept document about giraffes.\n');
   writeFileSync(join(repo, 'code.ts'), '// not a doc: zebraword\n');
+  mkdirSync(join(repo, 'board', 'tasks'), { recursive: true });
+  writeFileSync(join(repo, 'board', 'tasks', 'TASK-1-z.md'), '---\ntitle: z\n---\n\nzebraword task\n');
 }
 
 function setup(watch = false) {
@@ -53,6 +55,8 @@ function setup(watch = false) {
       db,
       repo,
       stateDir: ctx.config.stateDir,
+      // As the hub passes its tasks directory: the board's task files are the board's.
+      excludedDirs: [join(repo, 'board', 'tasks')],
       logger: ctx.logger,
       events: ctx.events,
       watch,
@@ -106,7 +110,7 @@ describe('docs index and search', () => {
     assert.ok(!Value.Check(DocSearchInputSchema, { query: 'x', limit: 21 }));
   });
 
-  test('indexes markdown, rst and text; honours .gitignore at every level; skips node_modules and .cos', async () => {
+  test("indexes markdown, rst and text; honours .gitignore at every level; skips node_modules, .cos and the board's tasks", async () => {
     const status = s.docs.status();
     assert.equal(status.state, 'ready');
     assert.equal(status.files, 9);
@@ -316,6 +320,7 @@ describe('keeping the index current', () => {
         db: s.hub.db,
         repo: s.hub.repo,
         stateDir: s.hub.ctx.config.stateDir,
+        excludedDirs: [join(s.hub.repo, 'board', 'tasks')],
         watch: false,
       });
       const second = await again.start();

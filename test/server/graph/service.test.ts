@@ -2,7 +2,7 @@
 // background first pass, the watcher turning a saved file into an incremental pass, progress on the
 // event bus, and freshness for every answer.
 import assert from 'node:assert/strict';
-import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
@@ -128,6 +128,51 @@ test('cos_graph_reindex runs a pass through the service and reports progress and
     assert.equal(second.files_changed, 0);
     const forced = await graphReindexTool.handler(ctx, { force: true });
     assert.equal(forced.files_changed, 7);
+  } finally {
+    await graph.close();
+    db.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("the board's task files are left to the board: not indexed, not followed when they change", async () => {
+  const dir = mkdtempSync(join(tmpdir(), 'cos-graph-svc-'));
+  const repo = join(dir, 'repo');
+  cpSync(FIXTURE, repo, { recursive: true });
+  mkdirSync(join(repo, 'docs/tasks'), { recursive: true });
+  writeFileSync(
+    join(repo, 'docs/tasks/TASK-1-a.md'),
+    '---\ntitle: a\n---\n\n## Outcome\n\n`src/lib/fresh.ts`\n',
+  );
+  writeFileSync(join(repo, 'docs/notes.md'), '# Notes\n');
+  const dbPath = join(dir, 'hub.db');
+  const db = openDatabase(dbPath);
+  const config = loadConfig({ COS_REPO: repo, COS_STATE_DIR: join(dir, 'state') });
+  const graph = createGraphService({
+    config,
+    db,
+    dbPath,
+    events: new EventBus(),
+    logger: pino({ level: 'silent' }),
+  });
+  try {
+    graph.start();
+    await graph.ready();
+    const files = () => db.prepare('SELECT path FROM graph_files ORDER BY path').pluck().all() as string[];
+    assert.ok(files().includes('docs/notes.md'), 'other Markdown is indexed');
+    assert.deepEqual(
+      files().filter((p) => p.startsWith('docs/tasks')),
+      [],
+    );
+    // A change elsewhere is followed; a task file written meanwhile still is not.
+    writeFileSync(join(repo, 'docs/tasks/TASK-2-b.md'), '---\ntitle: b\n---\n');
+    writeFileSync(join(repo, 'docs/more.md'), '# More\n');
+    await until(() => files().includes('docs/more.md'));
+    await until(() => !graph.freshness().indexing);
+    assert.deepEqual(
+      files().filter((p) => p.startsWith('docs/tasks')),
+      [],
+    );
   } finally {
     await graph.close();
     db.close();

@@ -37,3 +37,25 @@ test('the walker honours .gitignore, default ignores, minified files and the siz
     rmSync(root, { recursive: true, force: true });
   }
 });
+
+test('the walker leaves excluded directories alone, at any depth below them', () => {
+  const root = mkdtempSync(join(tmpdir(), 'cos-walk-'));
+  const put = (p: string) => {
+    mkdirSync(dirname(join(root, p)), { recursive: true });
+    writeFileSync(join(root, p), '# x\n');
+  };
+  try {
+    put('docs/guide.md');
+    put('docs/tasks/TASK-1-a.md');
+    put('docs/tasks/old/TASK-2-b.md');
+    put('docs/tasks-notes.md');
+    const walker = new Walker(root, { excludedPaths: ['docs/tasks/'] });
+    const { files, dirs } = walker.walk();
+    assert.deepEqual(files.map((f) => f.path).sort(), ['docs/guide.md', 'docs/tasks-notes.md']);
+    assert.ok(!dirs.includes('docs/tasks'), 'not watched either');
+    assert.equal(walker.check('docs/tasks/TASK-1-a.md'), undefined);
+    assert.equal(walker.check('docs/tasks-notes.md')?.path, 'docs/tasks-notes.md');
+  } finally {
+    rmSync(root, { recursive: true, force: true });
+  }
+});

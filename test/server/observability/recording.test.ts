@@ -98,6 +98,11 @@ describe('every tool call is recorded', () => {
     assert.match(res.body, /cos_tool_errors_total\{tool="cos_test_item",category="validation"\} 1/);
     assert.match(res.body, /cos_tool_call_duration_seconds_bucket\{tool="cos_test_sleep",le="\+Inf"\} \d+/);
     assert.match(res.body, /cos_mcp_sessions\{lifecycle="active"\} 1/);
+    const heapUsed = Number(/^nodejs_heap_size_used_bytes (\d+)$/m.exec(res.body)?.[1]);
+    const rss = Number(/^process_resident_memory_bytes (\d+)$/m.exec(res.body)?.[1]);
+    assert.ok(heapUsed > 1_000_000 && rss > heapUsed, `heap used ${heapUsed} within RSS ${rss}`);
+    const active = Number(/^cos_event_loop_active_seconds_total (\S+)$/m.exec(res.body)?.[1]);
+    assert.ok(active > 0 && active < process.uptime(), `event loop active ${active} s`);
   });
 });
 
