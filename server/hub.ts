@@ -120,7 +120,15 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     const { envelope, text } = answer;
     const durationMs = performance.now() - t0;
     if (config.recordCalls)
-      calls.record(tool, caller, input, envelope, startedAt, durationMs, Buffer.byteLength(text));
+      calls.record(
+        tool,
+        caller,
+        input,
+        envelope,
+        startedAt,
+        durationMs,
+        answer.bytes ?? Buffer.byteLength(text),
+      );
     if (caller.mcpSessionId) {
       const agent = (input as { agent_session?: unknown } | null)?.agent_session;
       sessions.called(

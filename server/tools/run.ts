@@ -149,6 +149,8 @@ export interface ToolAnswer {
   envelope: Envelope;
   /** Exactly JSON.stringify(envelope): what the MCP face sends. */
   text: string;
+  /** The text's UTF-8 length, when ok() knew it without counting (plain ASCII). */
+  bytes?: number | undefined;
 }
 
 /**
@@ -165,10 +167,12 @@ export function answerTool(
   return answer instanceof Promise ? answer.then(withText) : withText(answer);
 }
 
-type Answer = { envelope: Envelope; text?: string | undefined };
+type Answer = { envelope: Envelope; text?: string | undefined; textBytes?: number | undefined };
 
-function withText({ envelope, text }: Answer): ToolAnswer {
-  return { envelope, text: text ?? JSON.stringify(envelope) };
+function withText({ envelope, text, textBytes }: Answer): ToolAnswer {
+  return text === undefined
+    ? { envelope, text: JSON.stringify(envelope) }
+    : { envelope, text, bytes: textBytes };
 }
 
 /** The envelope, with its text when ok() had it anyway; a promise only when the handler returned one. */

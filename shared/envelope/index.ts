@@ -85,13 +85,14 @@ export function ok<T>(data: T, options: OkOptions = {}): OkEnvelope<T> {
  * ok() and, when it comes free, the envelope's JSON text: exactly `JSON.stringify(envelope)`. The common
  * answer, small enough to be measured whole, has it (the serialisation that measured it, so the MCP face
  * serialises the envelope once in all); a trimmed one has `undefined`, to be serialised by the caller.
+ * `textBytes` is the text's UTF-8 length when measuring showed it is plain ASCII.
  */
 export function okWithText<T>(
   data: T,
   options: OkOptions = {},
-): { envelope: OkEnvelope<T>; text: string | undefined } {
-  const { envelope, text } = okWithStats(data, options);
-  return { envelope: envelope as OkEnvelope<T>, text };
+): { envelope: OkEnvelope<T>; text: string | undefined; textBytes: number | undefined } {
+  const { envelope, text, textBytes } = okWithStats(data, options);
+  return { envelope: envelope as OkEnvelope<T>, text, textBytes };
 }
 
 /**

@@ -154,6 +154,8 @@ class Trimmer {
   private wholeText: string | undefined;
   /** JSON.stringify of the final envelope, when finish() could derive it without serialising again. */
   text: string | undefined;
+  /** The text's UTF-8 length when it is plain ASCII (its length, known from measuring it). */
+  textBytes: number | undefined;
 
   constructor(body: Json, meta: Json, internal: InternalOptions) {
     this.body = body;
@@ -645,7 +647,10 @@ class Trimmer {
     }
     const settled = settleTokens(final.a, final.n);
     this.meta.tokens_estimated = settled.tokens;
-    if (exact && !this.meta.envelope_unshrinkable) this.text = withTokens(this.wholeText, settled.tokens);
+    if (exact && !this.meta.envelope_unshrinkable) {
+      this.text = withTokens(this.wholeText, settled.tokens);
+      if (this.text !== undefined && final.n === 0) this.textBytes = this.text.length;
+    }
     // Uncut bodies are priced from whole items, which leaves nothing for the model to get wrong; a cut
     // body is small, so checking it costs next to nothing.
     const worthChecking = this.meta.truncated === true && settled.length <= VERIFY_BELOW_CHARS;
@@ -760,8 +765,14 @@ export function okWithStats(
   data: unknown,
   options: OkOptions = {},
   internal: InternalOptions = {},
-): { envelope: { ok: true; data: unknown }; stats: TrimStats; text: string | undefined } {
-  if (!isPlainObject(data)) return { envelope: { ok: true, data }, stats: newStats(), text: undefined };
+): {
+  envelope: { ok: true; data: unknown };
+  stats: TrimStats;
+  text: string | undefined;
+  textBytes: number | undefined;
+} {
+  if (!isPlainObject(data))
+    return { envelope: { ok: true, data }, stats: newStats(), text: undefined, textBytes: undefined };
   const meta: Json = {};
   mergeCallerMeta(meta, data.meta, 'data.meta');
   mergeCallerMeta(meta, options.meta, 'options.meta');
@@ -781,5 +792,10 @@ export function okWithStats(
     const { cost, fits, exact } = trimmer.run();
     trimmer.finish(cost, fits, true, exact);
   }
-  return { envelope: trimmer.envelope(), stats: trimmer.stats, text: trimmer.text };
+  return {
+    envelope: trimmer.envelope(),
+    stats: trimmer.stats,
+    text: trimmer.text,
+    textBytes: trimmer.textBytes,
+  };
 }

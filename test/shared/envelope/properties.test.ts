@@ -178,10 +178,13 @@ describe('envelope properties', () => {
     let handedBack = 0;
     fc.assert(
       fc.property(payload, budget, fc.boolean(), (original, limit, applyBudget) => {
-        const { envelope, text } = okWithStats(original, { applyBudget }, { budget: limit });
-        if (text === undefined) return;
+        const { envelope, text, textBytes } = okWithStats(original, { applyBudget }, { budget: limit });
+        if (text === undefined) return assert.equal(textBytes, undefined);
         handedBack++;
         assert.equal(text, JSON.stringify(envelope));
+        // Its byte length is handed back exactly when the text is plain ASCII.
+        const bytes = Buffer.byteLength(text);
+        assert.equal(textBytes, bytes === text.length ? bytes : undefined);
       }),
       RUNS,
     );
