@@ -1,4 +1,5 @@
 import assert from 'node:assert/strict';
+import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
@@ -244,6 +245,26 @@ describe('recording through a locked database', () => {
     } finally {
       other.close();
       await locked.close();
+    }
+  });
+});
+
+describe('closing the hub', () => {
+  test('calls recorded just before a close are written before the database closes', async () => {
+    const closing = await startTestHub({ tools: [...catalog, ...testTools], withoutServices: true });
+    const dbPath = closing.hub.dbPath;
+    for (let i = 0; i < 7; i++)
+      await closing.app.inject({ method: 'GET', url: '/api/test/echo?text=bye', headers: host });
+    // No flush: the batch is still in memory (FLUSH_MS) when the hub closes.
+    await closing.app.close();
+    await closing.hub.close();
+    const db = new Database(dbPath, { readonly: true });
+    try {
+      const rows = db.prepare("SELECT count(*) FROM tool_calls WHERE tool = 'cos_test_echo'").pluck().get();
+      assert.equal(rows, 7);
+    } finally {
+      db.close();
+      rmSync(closing.dir, { recursive: true, force: true });
     }
   });
 });
