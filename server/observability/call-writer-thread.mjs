@@ -41,10 +41,14 @@ function drain() {
   pending = [];
   try {
     writeAll.immediate(rows);
+    Atomics.store(counter, 1, 0);
     Atomics.add(counter, 0, rows.length);
     Atomics.notify(counter, 0);
   } catch (err) {
     // Keep the rows and try again later: a locked or full database must not lose what was recorded.
+    // Meanwhile a query must not wait for them: say so, and wake any waiter.
+    Atomics.store(counter, 1, 1);
+    Atomics.notify(counter, 0);
     pending = rows.concat(pending);
     const dropped = Math.max(0, pending.length - maxPending);
     if (dropped > 0) {

@@ -19,8 +19,11 @@ const RETRY_MS = 2_000;
 
 export class CallWriter {
   private worker: Worker | undefined;
-  /** Rows committed by the thread (int32, wrapping), shared with it. */
-  private readonly committed = new Int32Array(new SharedArrayBuffer(4));
+  /**
+   * Shared with the thread: [0] rows committed (int32, wrapping), [1] 1 while its last write failed
+   * (the database locked, full, read-only), so nobody waits for rows that cannot arrive yet.
+   */
+  private readonly committed = new Int32Array(new SharedArrayBuffer(8));
   /** Rows posted to the thread (int32, wrapping like the counter). */
   private posted = 0;
   private closing: Promise<number> | undefined;
@@ -37,12 +40,17 @@ export class CallWriter {
     worker.postMessage({ type: 'rows', rows: JSON.stringify(rows) });
   }
 
-  /** Waits until every row posted so far is committed, at most `timeoutMs`; true when they all are. */
+  /**
+   * Waits until every row posted so far is committed, at most `timeoutMs`, and not at all while the
+   * thread's writes are failing (a query then answers with what is there rather than stall the hub);
+   * true when they all are.
+   */
   settle(timeoutMs: number): boolean {
     const deadline = performance.now() + timeoutMs;
     for (;;) {
       const committed = Atomics.load(this.committed, 0);
       if (((this.posted - committed) | 0) <= 0) return true;
+      if (Atomics.load(this.committed, 1) === 1) return false;
       const left = deadline - performance.now();
       if (left <= 0) return false;
       Atomics.wait(this.committed, 0, committed, left);
