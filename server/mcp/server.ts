@@ -1,6 +1,7 @@
-// One low-level MCP Server per session (no singletons): tools/list from the registry's enabled tools,
-// tools/call through runTool with the 32 KB agent budget. Tool errors are results with isError, never
-// JSON-RPC errors. The low-level Server is used because McpServer.registerTool only takes zod schemas.
+// One low-level MCP Server per session (no singletons): initialize, ping, logging/setLevel and tools/list
+// (the registry's enabled tools). tools/call never reaches it: tools-call.ts answers it first, through
+// hub.call with the 32 KB agent budget. The low-level Server is used because McpServer.registerTool only
+// takes zod schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import { envelopeSchemaFor } from '../../shared/envelope/index.ts';

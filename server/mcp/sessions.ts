@@ -1,5 +1,5 @@
-// MCP sessions over Streamable HTTP: one transport and one Server per Mcp-Session-Id. Idle sessions are
-// evicted; modules changing sends notifications/tools/list_changed to every session.
+// MCP sessions over Streamable HTTP: one transport, one Server and one ToolCalls per Mcp-Session-Id. Idle
+// sessions are evicted; modules changing sends notifications/tools/list_changed to every session.
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Hub } from '../hub.ts';
