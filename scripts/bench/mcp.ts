@@ -7,7 +7,11 @@ import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { createInterface } from 'node:readline';
-import { fmt, summarize, table, threadCpuMicros } from './lib.ts';
+import { threadSchedstat } from '../lib/proc.ts';
+import { fmt, summarize, table } from './lib.ts';
+
+/** CPU time the server's main thread (tid = pid) has run, in µs. */
+const mainThreadMicros = (pid: number) => threadSchedstat(pid).runMs * 1000;
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 5);
 /** Alternating recording-on/recording-off measurements per session count. */
@@ -101,7 +105,7 @@ async function load(concurrency: number, once: () => Promise<number>, seconds = 
   const latencies: number[] = [];
   let bytes = 0;
   const cpu0 = await serverCpuMicros();
-  const main0 = threadCpuMicros(serverPid);
+  const main0 = mainThreadMicros(serverPid);
   const end = performance.now() + seconds * 1000;
   const started = performance.now();
   await Promise.all(
@@ -115,7 +119,7 @@ async function load(concurrency: number, once: () => Promise<number>, seconds = 
   );
   const elapsed = (performance.now() - started) / 1000;
   const cpuPerCall = ((await serverCpuMicros()) - cpu0) / latencies.length;
-  const mainPerCall = (threadCpuMicros(serverPid) - main0) / latencies.length;
+  const mainPerCall = (mainThreadMicros(serverPid) - main0) / latencies.length;
   return { rps: latencies.length / elapsed, bytes, cpuPerCall, mainPerCall, ...summarize(latencies) };
 }
 
@@ -144,7 +148,7 @@ async function wrkLoad(
   args: string[] = [],
 ) {
   const cpu0 = await serverCpuMicros();
-  const main0 = threadCpuMicros(serverPid);
+  const main0 = mainThreadMicros(serverPid);
   const out = await new Promise<string>((resolve, reject) => {
     const argv = ['-t1', `-c${concurrency}`, `-d${seconds}s`, '--latency'];
     if (script) argv.push('-s', script);
@@ -158,7 +162,7 @@ async function wrkLoad(
   });
   const r = parseWrk(out, seconds);
   const cpuPerCall = ((await serverCpuMicros()) - cpu0) / r.n;
-  const mainPerCall = (threadCpuMicros(serverPid) - main0) / r.n;
+  const mainPerCall = (mainThreadMicros(serverPid) - main0) / r.n;
   return { rps: r.rps, p50: r.p50, p99: r.p99, cpuPerCall, mainPerCall, bytes: 0 };
 }
 

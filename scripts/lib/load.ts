@@ -6,6 +6,7 @@ import { readdirSync, readFileSync, readlinkSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { startHubProcess } from '../../test/support/hub-process.ts';
 import { percentile } from '../bench/lib.ts';
+import { cpuMs, threadSchedstat } from './proc.ts';
 
 export interface LoadOptions {
   repo: string;
@@ -80,17 +81,8 @@ const fdTargets = (pid: number): Map<string, string> => {
   return out;
 };
 const openFds = (pid: number) => fdTargets(pid).size;
-/** utime + stime of a process or one of its threads, in ms (clock ticks of 10 ms on Linux). */
-/** Nanoseconds a thread spent waiting on a run queue (/proc/…/schedstat, second field), in ms. */
-function runQueueWaitMs(pid: number): number {
-  return Number(readFileSync(`/proc/${pid}/task/${pid}/schedstat`, 'utf8').split(' ')[1]) / 1e6;
-}
-
-function cpuMs(path: string): number {
-  const stat = readFileSync(path, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
+/** The main thread's time waiting on a run queue, in ms. */
+const runQueueWaitMs = (pid: number) => threadSchedstat(pid).waitMs;
 
 export async function runLoad(options: LoadOptions): Promise<LoadReport> {
   const hub = await startHubProcess(options.repo, {}, options.nodeArgs);
