@@ -38,6 +38,9 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
     loggerInstance: hub.logger as FastifyBaseLogger,
     // Tool calls are recorded by the hub itself; a log line per request would cost ~30% of throughput.
     logController: new LogController({ disableRequestLogging: true }),
+    // No per-request child logger either (a pino child per request costs a hot call about 0.5 µs): with
+    // request logging off, request.log only logs failures, and those carry their own error id.
+    childLoggerFactory: (logger) => logger,
     bodyLimit: hub.config.bodyLimitBytes,
     // Keep unknown keys: runTool reports them as validation errors instead of dropping them silently.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },

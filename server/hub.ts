@@ -39,6 +39,11 @@ export interface Hub {
    * that face does (`serialise`), and records the call with the size actually sent.
    */
   call(tool: AnyTool, input: unknown, options: CallOptions): Promise<ToolAnswer>;
+  /**
+   * call() for the MCP face, whose wire form is the envelope's own JSON: synchronous when the tool's
+   * handler is (most are), so a hot call pays for no promise.
+   */
+  answer(tool: AnyTool, input: unknown, options: AnswerOptions): ToolAnswer | Promise<ToolAnswer>;
   /** A context for one call; `signal` and `progress` come from the adapter serving it. */
   context(caller: CallerInfo, extra?: ContextExtras): ToolContext;
   /** Starts background work (indexers, watchers). The hub answers before it finishes. */
@@ -52,11 +57,13 @@ export interface ContextExtras {
   progress?: ToolContext['progress'] | undefined;
 }
 
-export interface CallOptions extends ContextExtras {
+export interface AnswerOptions extends ContextExtras {
   caller: CallerInfo;
   /** true on MCP (the 32 KB agent budget), false for the browser. */
   applyBudget: boolean;
-  progress?: ToolContext['progress'];
+}
+
+export interface CallOptions extends AnswerOptions {
   /**
    * The face's wire form of the envelope; it is what the caller sends and what is recorded. Without it,
    * the envelope's own JSON (MCP), which a small answer gets from the serialisation that measured it.
@@ -154,19 +161,27 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     services,
     calls,
     sessions,
-    call(tool, input, { caller, applyBudget, signal, progress, serialise }) {
+    call(tool, input, options) {
+      const { serialise } = options;
+      if (!serialise) return Promise.resolve(this.answer(tool, input, options));
+      const { caller, applyBudget, signal, progress } = options;
       const startedAt = Date.now();
       const t0 = performance.now();
       const run = { applyBudget, ctx: this.context(caller, { signal, progress }) };
-      if (serialise) {
-        return runTool(tool, input, run).then((envelope) =>
-          finish(tool, input, caller, startedAt, t0, { envelope, text: serialise(envelope) }),
-        );
-      }
-      const answer = answerTool(tool, input, run);
+      return runTool(tool, input, run).then((envelope) =>
+        finish(tool, input, caller, startedAt, t0, { envelope, text: serialise(envelope) }),
+      );
+    },
+    answer(tool, input, { caller, applyBudget, signal, progress }) {
+      const startedAt = Date.now();
+      const t0 = performance.now();
+      const answer = answerTool(tool, input, {
+        applyBudget,
+        ctx: this.context(caller, { signal, progress }),
+      });
       return answer instanceof Promise
         ? answer.then((a) => finish(tool, input, caller, startedAt, t0, a))
-        : Promise.resolve(finish(tool, input, caller, startedAt, t0, answer));
+        : finish(tool, input, caller, startedAt, t0, answer);
     },
     context(caller, extra = {}) {
       const signal = extra.signal ?? NEVER_ABORTED;

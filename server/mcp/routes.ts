@@ -6,11 +6,8 @@ import type { Hub } from '../hub.ts';
 import { McpSessions } from './sessions.ts';
 import type { NodeStreamableTransport } from './transport.ts';
 
-function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): FastifyReply {
-  return reply
-    .code(status)
-    .type('application/json')
-    .send({ jsonrpc: '2.0', error: { code, message }, id: null });
+function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): void {
+  reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
 }
 
 function isInitialize(body: unknown): boolean {
@@ -21,35 +18,11 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
   const sessions = new McpSessions(hub, hub.config.mcpSessionIdleMs);
   app.addHook('onClose', async () => sessions.closeAll());
 
-  const handle = async (request: FastifyRequest, reply: FastifyReply) => {
-    const header = request.headers['mcp-session-id'];
-    const sessionId = Array.isArray(header) ? header[0] : header;
-    let transport: NodeStreamableTransport;
-    if (sessionId) {
-      const session = sessions.get(sessionId);
-      if (!session) {
-        return jsonRpcError(
-          reply,
-          404,
-          -32001,
-          'Session not found: it ended or was evicted; initialize a new session',
-        );
-      }
-      transport = session.transport;
-    } else if (request.method === 'POST' && isInitialize(request.body)) {
-      transport = await sessions.create();
-    } else {
-      return jsonRpcError(
-        reply,
-        400,
-        -32000,
-        'Bad Request: send initialize first, then the Mcp-Session-Id header it returns',
-      );
-    }
-    // From here the SDK writes the response (JSON or an SSE stream) itself.
+  /** Hands the request to the session's transport, which writes the answer (JSON or an SSE stream). */
+  const serve = (transport: NodeStreamableTransport, request: FastifyRequest, reply: FastifyReply): void => {
     reply.hijack();
     try {
-      await transport.handleRequest(request.raw, reply.raw, request.body);
+      transport.handleRequest(request.raw, reply.raw, request.body);
     } catch (err) {
       hub.logger.error({ err, scope: 'mcp' }, 'MCP transport failed on a request');
       if (!reply.raw.headersSent) {
@@ -61,6 +34,33 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
         reply.raw.end();
       }
     }
+  };
+
+  // Not async: a request of a known session is served without a promise, which a hot call notices.
+  const handle = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
+    const header = request.headers['mcp-session-id'];
+    const sessionId = Array.isArray(header) ? header[0] : header;
+    if (sessionId) {
+      const session = sessions.get(sessionId);
+      if (session) serve(session.transport, request, reply);
+      else
+        jsonRpcError(
+          reply,
+          404,
+          -32001,
+          'Session not found: it ended or was evicted; initialize a new session',
+        );
+    } else if (request.method === 'POST' && isInitialize(request.body)) {
+      return sessions.create().then((transport) => serve(transport, request, reply));
+    } else {
+      jsonRpcError(
+        reply,
+        400,
+        -32000,
+        'Bad Request: send initialize first, then the Mcp-Session-Id header it returns',
+      );
+    }
+    return undefined;
   };
 
   app.route({ method: ['POST', 'GET', 'DELETE'], url: '/mcp', schema: { hide: true }, handler: handle });

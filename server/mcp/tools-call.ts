@@ -67,17 +67,23 @@ export class ToolCalls {
     }
     if (message.method !== 'tools/call' || !('id' in message)) return false;
     const id = message.id as RequestId;
-    this.call(id, message.params).catch((err: unknown) => {
-      // hub.call never rejects; anything here is a bug in this file. Answer rather than leave it hanging.
-      this.hub.logger.error({ err, scope: 'mcp' }, 'tools/call failed outside the tool');
-      this.send({
-        jsonrpc: '2.0',
-        id,
-        error: { code: ErrorCode.InternalError, message: 'Internal error' },
-      } as JSONRPCMessage);
-    });
+    try {
+      this.call(id, message.params);
+    } catch (err) {
+      this.failed(id, err);
+    }
     return true;
   };
+
+  /** hub.answer never throws or rejects; anything here is a bug in this file. Answer rather than hang. */
+  private failed(id: RequestId, err: unknown): void {
+    this.hub.logger.error({ err, scope: 'mcp' }, 'tools/call failed outside the tool');
+    this.send({
+      jsonrpc: '2.0',
+      id,
+      error: { code: ErrorCode.InternalError, message: 'Internal error' },
+    } as JSONRPCMessage);
+  }
 
   private send(message: JSONRPCMessage, options?: TransportSendOptions): void {
     try {
@@ -88,7 +94,8 @@ export class ToolCalls {
     }
   }
 
-  private async call(id: RequestId, params: unknown): Promise<void> {
+  /** Runs the call; a synchronous tool is answered before this returns, with no promise made. */
+  private call(id: RequestId, params: unknown): undefined {
     if (!isObject(params) || typeof params.name !== 'string') {
       return this.error(id, 'tools/call needs params.name, the name of a tool (a string)');
     }
@@ -122,29 +129,38 @@ export class ToolCalls {
       );
     }
     const abort = new LazyAbort();
+    const answer = this.hub.answer(tool, args ?? {}, {
+      caller: this.caller(),
+      applyBudget: true,
+      signal: abort.signal,
+      ...(progressToken === undefined
+        ? {}
+        : {
+            progress: (report) => {
+              if (abort.aborted) return;
+              this.send(
+                { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...report } },
+                { relatedRequestId: id },
+              );
+            },
+          }),
+    });
+    if (!(answer instanceof Promise))
+      return this.answer(id, toCallResult(answer.envelope, answer.text, answer.bytes));
+    // Only a call still running can be cancelled: notifications/cancelled finds it here.
     this.inFlight.set(id, abort);
-    try {
-      const { envelope, text } = await this.hub.call(tool, args ?? {}, {
-        caller: this.caller(),
-        applyBudget: true,
-        signal: abort.signal,
-        ...(progressToken === undefined
-          ? {}
-          : {
-              progress: (report) => {
-                if (abort.aborted) return;
-                this.send(
-                  { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...report } },
-                  { relatedRequestId: id },
-                );
-              },
-            }),
-      });
-      // A cancelled request gets no answer (the client has stopped waiting for it).
-      if (!abort.aborted) this.answer(id, toCallResult(envelope, text));
-    } finally {
-      if (this.inFlight.get(id) === abort) this.inFlight.delete(id);
-    }
+    answer.then(
+      ({ envelope, text, bytes }) => {
+        if (this.inFlight.get(id) === abort) this.inFlight.delete(id);
+        // A cancelled request gets no answer (the client has stopped waiting for it).
+        if (!abort.aborted) this.answer(id, toCallResult(envelope, text, bytes));
+      },
+      (err: unknown) => {
+        if (this.inFlight.get(id) === abort) this.inFlight.delete(id);
+        this.failed(id, err);
+      },
+    );
+    return undefined;
   }
 
   private caller(): CallerInfo {
@@ -160,11 +176,11 @@ export class ToolCalls {
     return caller;
   }
 
-  private answer(id: RequestId, result: ReturnType<typeof toCallResult>): void {
+  private answer(id: RequestId, result: ReturnType<typeof toCallResult>): undefined {
     this.send({ jsonrpc: '2.0', id, result } as JSONRPCMessage);
   }
 
-  private error(id: RequestId, message: string): void {
+  private error(id: RequestId, message: string): undefined {
     this.send({
       jsonrpc: '2.0',
       id,

@@ -104,7 +104,8 @@ export class NodeStreamableTransport implements Transport {
     return undefined;
   }
 
-  async handleRequest(req: IncomingMessage, res: ServerResponse, body: unknown): Promise<void> {
+  /** Serves one HTTP request of this session; every answer is written by the time it returns or later. */
+  handleRequest(req: IncomingMessage, res: ServerResponse, body: unknown): undefined {
     if (this.closed) return this.error(res, 404, -32001, 'Session not found');
     switch (req.method) {
       case 'POST':
@@ -191,11 +192,12 @@ export class NodeStreamableTransport implements Transport {
       stream.keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
       stream.keepAlive.unref();
     }
-    // A client that goes away before its answers are ready frees its stream; late answers are dropped.
-    res.on('close', () => this.release(stream));
     for (const m of messages) {
       if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
     }
+    // A client that goes away before its answers are ready frees its stream; late answers are dropped.
+    // (A tool that answered synchronously has already written and released it.)
+    if (stream.left > 0) res.on('close', () => this.release(stream));
   }
 
   private release(stream: PostStream): void {

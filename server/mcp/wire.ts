@@ -7,22 +7,37 @@ import type { Envelope } from '../../shared/envelope/index.ts';
 /** The envelope's JSON text, riding on a tools/call result (JSON.stringify skips symbol keys). */
 const ENVELOPE_TEXT = Symbol('cos.envelopeText');
 
-type Spliceable = CallToolResult & { [ENVELOPE_TEXT]?: string };
+interface KnownText {
+  text: string;
+  /** Its UTF-8 length when it is plain ASCII (ok() knows from measuring it), else undefined. */
+  asciiBytes: number | undefined;
+}
 
-/** A tools/call result: the envelope as structuredContent and, the same JSON, as the text content. */
-export function toCallResult(envelope: Envelope, text = JSON.stringify(envelope)): CallToolResult {
+type Spliceable = CallToolResult & { [ENVELOPE_TEXT]?: KnownText };
+
+/**
+ * A tools/call result: the envelope as structuredContent and, the same JSON, as the text content.
+ * `bytes`, the text's UTF-8 length when the caller knows it, lets a plain-ASCII answer skip counting.
+ */
+export function toCallResult(
+  envelope: Envelope,
+  text = JSON.stringify(envelope),
+  bytes?: number,
+): CallToolResult {
   const result: Spliceable = {
     content: [{ type: 'text', text }],
     structuredContent: envelope as unknown as Record<string, unknown>,
     isError: !envelope.ok,
   };
-  result[ENVELOPE_TEXT] = text;
+  result[ENVELOPE_TEXT] = { text, asciiBytes: bytes === text.length ? bytes : undefined };
   return result;
 }
 
 interface Splice {
   /** The envelope's JSON. */
   text: string;
+  /** Whether text (and so escaped) is plain ASCII. */
+  ascii: boolean;
   /** The same JSON as a JSON string (the text content). */
   escaped: string;
   /** Everything after structuredContent. */
@@ -36,7 +51,8 @@ const MIDDLE = '}],"structuredContent":';
 function spliceOf(message: unknown): Splice | undefined {
   const m = message as { jsonrpc?: unknown; id?: unknown; result?: Spliceable };
   const result = m.result;
-  const text = result?.[ENVELOPE_TEXT];
+  const known = result?.[ENVELOPE_TEXT];
+  const text = known?.text;
   if (
     text === undefined ||
     Object.keys(m).length !== 3 ||
@@ -49,6 +65,7 @@ function spliceOf(message: unknown): Splice | undefined {
   }
   return {
     text,
+    ascii: known!.asciiBytes !== undefined,
     escaped: JSON.stringify(text),
     tail: `,"isError":${result!.isError === true}},"jsonrpc":${JSON.stringify(m.jsonrpc)},"id":${JSON.stringify(m.id)}}`,
   };
@@ -69,18 +86,20 @@ export function messageJson(message: unknown): string {
 export function messageBody(message: unknown): string | Buffer {
   const splice = spliceOf(message);
   if (!splice) return JSON.stringify(message);
-  const { text, escaped, tail } = splice;
+  const { text, escaped, tail, ascii } = splice;
+  // Plain ASCII escapes to plain ASCII: its byte counts are its lengths, and latin1 copies it as it is.
+  const encoding = ascii ? 'latin1' : 'utf8';
   const body = Buffer.allocUnsafe(
     HEAD.length +
-      Buffer.byteLength(escaped) +
+      (ascii ? escaped.length : Buffer.byteLength(escaped)) +
       MIDDLE.length +
-      Buffer.byteLength(text) +
+      (ascii ? text.length : Buffer.byteLength(text)) +
       Buffer.byteLength(tail),
   );
   let at = body.write(HEAD, 0, 'latin1');
-  at += body.write(escaped, at);
+  at += body.write(escaped, at, encoding);
   at += body.write(MIDDLE, at, 'latin1');
-  at += body.write(text, at);
+  at += body.write(text, at, encoding);
   body.write(tail, at);
   return body;
 }

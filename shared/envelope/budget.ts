@@ -2,6 +2,13 @@
 // one token per CJK, Arabic or Cyrillic character, so a raw character count would let non-Latin payloads
 // through at roughly four times the real budget.
 
+/**
+ * UTF-8 length where the runtime has Node's Buffer: a native count about four times faster than any
+ * regex test, and a text is plain ASCII exactly when it is as long in UTF-8 bytes as in code units.
+ */
+const utf8Length: ((text: string) => number) | undefined = (
+  globalThis as { Buffer?: { byteLength(text: string): number } }
+).Buffer?.byteLength;
 const NON_ASCII = /[\u0080-\uffff]/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: every ASCII character, control ones included
 const ASCII_RUNS = /[\u0000-\u007f]+/g;
@@ -16,7 +23,8 @@ export function countChars(text: string): CharCounts {
   // Both paths stay in native regex code: a test that stops at the first non-ASCII character (pure ASCII,
   // the common case, is one pass), else deleting the ASCII runs and counting what is left, several times
   // faster than a charCodeAt loop over a large text.
-  if (!NON_ASCII.test(text)) return { ascii: text.length, nonAscii: 0 };
+  if (utf8Length ? utf8Length(text) === text.length : !NON_ASCII.test(text))
+    return { ascii: text.length, nonAscii: 0 };
   const nonAscii = text.replace(ASCII_RUNS, '').length;
   return { ascii: text.length - nonAscii, nonAscii };
 }

@@ -14,10 +14,13 @@ describe('MCP wire: tools/call answers spliced from the envelope text', () => {
         fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue()),
         fc.oneof(fc.string({ unit: 'binary' }), fc.integer()),
         (data, id) => {
-          const { envelope, text } = okWithText(data);
-          const message = answer(id, toCallResult(envelope, text ?? JSON.stringify(envelope)));
+          const { envelope, text, textBytes } = okWithText(data);
+          const message = answer(id, toCallResult(envelope, text ?? JSON.stringify(envelope), textBytes));
           assert.equal(messageJson(message), JSON.stringify(message));
           assert.equal(messageBody(message).toString(), JSON.stringify(message));
+          // The same without the byte count (the path of answers ok() did not measure whole).
+          const uncounted = answer(id, toCallResult(envelope, text ?? JSON.stringify(envelope)));
+          assert.equal(messageBody(uncounted).toString(), JSON.stringify(uncounted));
         },
       ),
       { numRuns: 500 },
