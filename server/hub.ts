@@ -86,6 +86,43 @@ export interface CreateHubOptions {
 const NEVER_ABORTED = new AbortController().signal;
 const NO_PROGRESS = () => {};
 
+type HubParts = Pick<ToolContext, 'config' | 'db' | 'logger' | 'services' | 'modules' | 'events'>;
+
+/**
+ * One call's context. A class rather than an object literal: V8 makes a literal with a getter a
+ * dictionary-mode object, slow to build on every call and slow for every tool to read.
+ */
+class CallContext implements ToolContext {
+  readonly config: Config;
+  readonly db: Db;
+  readonly logger: Logger;
+  readonly services: HubServices;
+  readonly modules: ModuleState;
+  readonly events: EventBus;
+  private made: AbortSignal | undefined;
+
+  constructor(
+    parts: HubParts,
+    readonly caller: CallerInfo,
+    private readonly signalSource: AbortSignal | (() => AbortSignal),
+    readonly progress: ToolContext['progress'],
+  ) {
+    this.config = parts.config;
+    this.db = parts.db;
+    this.logger = parts.logger;
+    this.services = parts.services;
+    this.modules = parts.modules;
+    this.events = parts.events;
+  }
+
+  get signal(): AbortSignal {
+    const source = this.signalSource;
+    if (typeof source !== 'function') return source;
+    this.made ??= source();
+    return this.made;
+  }
+}
+
 export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   mkdirSync(config.stateDir, { recursive: true });
   const logSink = new LogSink();
@@ -149,6 +186,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     return answer;
   }
 
+  const parts: HubParts = { config, db, logger, services, modules, events };
   let closed = false;
   return {
     config,
@@ -184,23 +222,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
         : finish(tool, input, caller, startedAt, t0, answer);
     },
     context(caller, extra = {}) {
-      const signal = extra.signal ?? NEVER_ABORTED;
-      let made: AbortSignal | undefined;
-      return {
-        config,
-        db,
-        logger,
-        services,
-        modules,
-        events,
-        caller,
-        get signal() {
-          if (typeof signal !== 'function') return signal;
-          made ??= signal();
-          return made;
-        },
-        progress: extra.progress ?? NO_PROGRESS,
-      };
+      return new CallContext(parts, caller, extra.signal ?? NEVER_ABORTED, extra.progress ?? NO_PROGRESS);
     },
     async start() {
       if (config.recordCalls) calls.start();

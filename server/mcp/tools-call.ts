@@ -133,17 +133,16 @@ export class ToolCalls {
       caller: this.caller(),
       applyBudget: true,
       signal: abort.signal,
-      ...(progressToken === undefined
-        ? {}
-        : {
-            progress: (report) => {
+      progress:
+        progressToken === undefined
+          ? undefined
+          : (report) => {
               if (abort.aborted) return;
               this.send(
                 { jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken, ...report } },
                 { relatedRequestId: id },
               );
             },
-          }),
     });
     if (!(answer instanceof Promise))
       return this.answer(id, toCallResult(answer.envelope, answer.text, answer.bytes));
