@@ -1,13 +1,14 @@
 // Writes recorded tool calls on a thread of their own (call-writer-thread.mjs), so an INSERT never
 // runs on the thread that answers calls: at thousands of calls a second, SQLite's few µs a row were
-// the largest part of what recording cost. Rows are posted in batches; a shared counter of committed
-// rows lets a query wait, briefly and only when it must, until every call recorded so far is visible.
+// the largest part of what recording cost. Batches arrive encoded (call-batch.ts) and their buffers are
+// transferred; a shared counter of committed rows lets a query wait, briefly and only when it must,
+// until every call recorded so far is visible.
 import { Worker } from 'node:worker_threads';
+import type { CallBatchMessage, OriginRow } from './call-batch.ts';
 
 export interface CallWriterOptions {
   dbPath: string;
   busyTimeoutMs: number;
-  columns: readonly string[];
   /** A write failed (rows kept and retried) or rows were dropped after too long. */
   onFailure: (failure: { code: string | null; message: string; dropped: number }) => void;
 }
@@ -30,14 +31,20 @@ export class CallWriter {
 
   constructor(private readonly options: CallWriterOptions) {}
 
-  /** Hands rows (arrays in `columns` order) to the writer thread, starting it when needed. */
-  write(rows: unknown[][]): void {
-    if (rows.length === 0 || this.closing) return;
+  /**
+   * Every origin the current thread has been told of: a thread that stops is replaced by one that must
+   * know them too. Forgotten with the thread's when the batch says so.
+   */
+  private origins: OriginRow[] = [];
+
+  /** Hands a batch to the writer thread (its buffer moves there), starting the thread when needed. */
+  write(batch: CallBatchMessage): void {
+    if (batch.count === 0 || this.closing) return;
+    if (batch.resetOrigins) this.origins = [];
+    for (const origin of batch.origins) this.origins.push(origin);
     const worker = this.worker ?? this.start();
-    this.posted = (this.posted + rows.length) | 0;
-    // As JSON text: one native stringify and a string copy cost a fraction of structured-cloning
-    // hundreds of small arrays.
-    worker.postMessage({ type: 'rows', rows: JSON.stringify(rows) });
+    this.posted = (this.posted + batch.count) | 0;
+    worker.postMessage({ type: 'calls', ...batch }, [batch.rows.buffer as ArrayBuffer]);
   }
 
   /**
@@ -84,7 +91,7 @@ export class CallWriter {
       workerData: {
         dbPath: this.options.dbPath,
         busyTimeoutMs: this.options.busyTimeoutMs,
-        columns: this.options.columns,
+        origins: this.origins,
         rowsPerInsert: ROWS_PER_INSERT,
         maxPending: MAX_PENDING,
         retryMs: RETRY_MS,

@@ -1,29 +1,28 @@
-// Records every tool call, from MCP or REST. A call costs a push onto an in-memory batch; every FLUSH_MS
-// (or sooner when it fills) the batch goes to the writer thread (call-writer.ts), so recording never
-// waits on the disk and never runs an INSERT on the thread that answers calls. Counters for /metrics
-// are kept in memory since the process started, as Prometheus expects.
+// Records every tool call, from MCP or REST. A call costs a few numbers written into a batch
+// (call-batch.ts); every FLUSH_MS (or sooner when it fills) the batch goes to the writer thread
+// (call-writer.ts), so recording never waits on the disk and never runs an INSERT on the thread that
+// answers calls. Counters for /metrics are kept in memory since the process started, as Prometheus
+// expects.
 import type { Logger } from 'pino';
 import type { Envelope } from '../../shared/envelope/index.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { CallerInfo } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
+import { CallBatch, Origins } from './call-batch.ts';
 import { CallWriter } from './call-writer.ts';
 import { LatencyHistogram } from './histogram.ts';
 
-export interface ToolCallRecord {
-  at: number;
+/** What the live stream says about a call (`tool-called`). */
+export interface ToolCalledEvent {
   tool: string;
-  module: string;
   transport: CallerInfo['transport'];
   mcp_session: string | null;
   client_name: string | null;
-  client_version: string | null;
   agent_session: string | null;
   duration_ms: number;
   ok: boolean;
   error_category: string | null;
-  response_bytes: number;
   truncated: boolean;
 }
 
@@ -37,38 +36,28 @@ const FLUSH_MS = 250;
 const FLUSH_ROWS = 500;
 /** How long a query waits for the calls recorded before it to be written. */
 const SETTLE_MS = 2_000;
-const COLUMNS = [
-  'at',
-  'tool',
-  'module',
-  'transport',
-  'mcp_session',
-  'client_name',
-  'client_version',
-  'agent_session',
-  'duration_ms',
-  'ok',
-  'error_category',
-  'response_bytes',
-  'truncated',
-] as const;
-
-export type CallListener = (record: ToolCallRecord) => void;
+/** A tool's counters for /metrics: calls by transport and outcome (`ok` or the error category), latency. */
+class ToolCounters {
+  readonly histogram = new LatencyHistogram();
+  readonly outcomes: Record<CallerInfo['transport'], Map<string, number>> = {
+    mcp: new Map(),
+    rest: new Map(),
+    internal: new Map(),
+  };
+}
 
 export class CallRecorder {
-  private pending: ToolCallRecord[] = [];
+  private readonly batch = new CallBatch(FLUSH_ROWS);
+  private readonly origins = new Origins(() => this.post());
   private timer: NodeJS.Timeout | undefined;
   private readonly retentionTimer: NodeJS.Timeout;
   private readonly writer: CallWriter;
-  private readonly listeners = new Set<CallListener>();
   /** Rows dropped because the database refused writes for too long. */
   dropped = 0;
   /** Whether rows are written to the database (the observability module's switch). Counters always run. */
   persist: () => boolean = () => true;
-
-  // In-memory counters for /metrics.
-  readonly calls = new Map<string, number>(); // `${tool}\t${transport}\t${outcome}`
-  readonly latency = new Map<string, LatencyHistogram>(); // per tool
+  /** In-memory counters for /metrics, per tool. */
+  private readonly counters = new Map<string, ToolCounters>();
 
   constructor(
     private readonly db: Db,
@@ -82,7 +71,6 @@ export class CallRecorder {
     this.writer = new CallWriter({
       dbPath,
       busyTimeoutMs,
-      columns: COLUMNS,
       onFailure: ({ code, message, dropped }) => {
         this.dropped += dropped;
         this.logger.warn(
@@ -95,9 +83,20 @@ export class CallRecorder {
     this.retentionTimer.unref();
   }
 
-  onCall(listener: CallListener): () => void {
-    this.listeners.add(listener);
-    return () => this.listeners.delete(listener);
+  /** Calls by tool, transport and outcome since the process started. */
+  callCounts(): { tool: string; transport: string; outcome: string; calls: number }[] {
+    const out: { tool: string; transport: string; outcome: string; calls: number }[] = [];
+    for (const [tool, counters] of this.counters) {
+      for (const [transport, outcomes] of Object.entries(counters.outcomes)) {
+        for (const [outcome, calls] of outcomes) out.push({ tool, transport, outcome, calls });
+      }
+    }
+    return out;
+  }
+
+  /** Latency per tool since the process started. */
+  latencies(): [tool: string, histogram: LatencyHistogram][] {
+    return [...this.counters].map(([tool, counters]) => [tool, counters.histogram]);
   }
 
   /** Starts the writer thread (otherwise it starts with the first batch). */
@@ -115,52 +114,42 @@ export class CallRecorder {
     durationMs: number,
     bytes: number,
   ): void {
-    const agentSession = (input as { agent_session?: unknown } | null)?.agent_session;
+    const given = (input as { agent_session?: unknown } | null)?.agent_session;
+    const agentSession = typeof given === 'string' && given.length <= 200 ? given : null;
+    const errorCategory = envelope.ok ? null : envelope.error.category;
     const meta = envelope.ok ? (envelope.data as { meta?: { truncated?: unknown } } | null)?.meta : undefined;
-    const record: ToolCallRecord = {
-      at: startedAt,
-      tool: tool.name,
-      module: tool.module,
-      transport: caller.transport,
-      mcp_session: caller.mcpSessionId ?? null,
-      client_name: caller.clientName ?? null,
-      client_version: caller.clientVersion ?? null,
-      agent_session: typeof agentSession === 'string' && agentSession.length <= 200 ? agentSession : null,
-      duration_ms: Math.round(durationMs * 1000) / 1000,
-      ok: envelope.ok,
-      error_category: envelope.ok ? null : envelope.error.category,
-      response_bytes: bytes,
-      truncated: meta?.truncated === true,
-    };
-    const outcome = record.ok ? 'ok' : (record.error_category ?? 'error');
-    const key = `${record.tool}\t${record.transport}\t${outcome}`;
-    this.calls.set(key, (this.calls.get(key) ?? 0) + 1);
-    let histogram = this.latency.get(record.tool);
-    if (!histogram) {
-      histogram = new LatencyHistogram();
-      this.latency.set(record.tool, histogram);
+    const truncated = meta?.truncated === true;
+    const durationRounded = Math.round(durationMs * 1000) / 1000;
+
+    let counters = this.counters.get(tool.name);
+    if (!counters) {
+      counters = new ToolCounters();
+      this.counters.set(tool.name, counters);
     }
-    histogram.observe(durationMs / 1000);
+    const outcomes = counters.outcomes[caller.transport];
+    const outcome = errorCategory ?? 'ok';
+    outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+    counters.histogram.observe(durationMs / 1000);
 
     if (this.persist()) {
-      this.pending.push(record);
-      if (this.pending.length >= FLUSH_ROWS) this.post();
+      const origin = this.origins.idOf(tool, caller);
+      this.batch.push(startedAt, origin, durationRounded, errorCategory, bytes, truncated, agentSession);
+      if (this.batch.full) this.post();
       else if (!this.timer) {
         this.timer = setTimeout(() => this.post(), FLUSH_MS);
         this.timer.unref();
       }
     }
-    for (const listener of this.listeners) listener(record);
-    this.events.publish('tool-called', {
-      tool: record.tool,
-      transport: record.transport,
-      mcp_session: record.mcp_session,
-      client_name: record.client_name,
-      agent_session: record.agent_session,
-      ok: record.ok,
-      error_category: record.error_category,
-      duration_ms: record.duration_ms,
-      truncated: record.truncated,
+    this.events.publish<ToolCalledEvent>('tool-called', {
+      tool: tool.name,
+      transport: caller.transport,
+      mcp_session: caller.mcpSessionId ?? null,
+      client_name: caller.clientName ?? null,
+      agent_session: agentSession,
+      ok: envelope.ok,
+      error_category: errorCategory,
+      duration_ms: durationRounded,
+      truncated,
     });
   }
 
@@ -179,24 +168,8 @@ export class CallRecorder {
       clearTimeout(this.timer);
       this.timer = undefined;
     }
-    if (this.pending.length === 0) return;
-    const rows = this.pending.map((r) => [
-      r.at,
-      r.tool,
-      r.module,
-      r.transport,
-      r.mcp_session,
-      r.client_name,
-      r.client_version,
-      r.agent_session,
-      r.duration_ms,
-      r.ok ? 1 : 0,
-      r.error_category,
-      r.response_bytes,
-      r.truncated ? 1 : 0,
-    ]);
-    this.pending = [];
-    this.writer.write(rows);
+    if (this.batch.count === 0) return;
+    this.writer.write({ ...this.batch.take(), ...this.origins.takeFresh() });
   }
 
   applyRetention(): number {

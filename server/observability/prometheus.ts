@@ -26,8 +26,11 @@ export function prometheusText(calls: CallRecorder, gauges: Gauges): string {
   );
   out.push('# TYPE cos_tool_calls_total counter');
   const errors = new Map<string, number>();
-  for (const [key, n] of [...calls.calls].sort()) {
-    const [tool = '', transport = '', outcome = ''] = key.split('\t');
+  const counts = calls
+    .callCounts()
+    .map((c) => ({ ...c, key: `${c.tool}\t${c.transport}\t${c.outcome}` }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  for (const { tool, transport, outcome, calls: n } of counts) {
     out.push(`cos_tool_calls_total${labels({ tool, transport, outcome })} ${n}`);
     if (outcome !== 'ok') {
       const k = `${tool}\t${outcome}`;
@@ -44,7 +47,7 @@ export function prometheusText(calls: CallRecorder, gauges: Gauges): string {
     '# HELP cos_tool_call_duration_seconds Time from the call arriving to its answer being serialised.',
   );
   out.push('# TYPE cos_tool_call_duration_seconds histogram');
-  for (const [tool, h] of [...calls.latency].sort(([a], [b]) => a.localeCompare(b))) {
+  for (const [tool, h] of calls.latencies().sort(([a], [b]) => a.localeCompare(b))) {
     const cumulative = h.cumulative();
     LATENCY_BUCKETS.forEach((le, i) => {
       out.push(`cos_tool_call_duration_seconds_bucket${labels({ tool, le: String(le) })} ${cumulative[i]}`);

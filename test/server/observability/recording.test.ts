@@ -3,6 +3,7 @@ import { rmSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import Database from 'better-sqlite3';
+import { Origins } from '../../../server/observability/call-batch.ts';
 import { catalog } from '../../../server/tools/catalog.ts';
 import { connectClient, startTestHub, type TestHub } from '../../support/hub.ts';
 import { testTools } from '../../support/tools.ts';
@@ -266,6 +267,92 @@ describe('closing the hub', () => {
     } finally {
       db.close();
       rmSync(closing.dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('the encoded batches (call-batch.ts)', () => {
+  test('every field of a row arrives as recorded, across a reset of the origin table', async () => {
+    const h = await startTestHub({ tools: [...catalog, ...testTools], withoutServices: true });
+    try {
+      const tool = testTools.find((x) => x.name === 'cos_test_echo')!;
+      const recorded = (i: number) => ({
+        caller: {
+          transport: 'mcp' as const,
+          mcpSessionId: `session-${i}`,
+          clientName: `client-${i % 3}`,
+          clientVersion: `1.${i % 5}`,
+        },
+        agent: i % 4 === 0 ? `agent-${i}` : undefined,
+        category: i % 7 === 0 ? ('not_found' as const) : undefined,
+      });
+      // More distinct (tool, caller) pairs than Origins.MAX, so the table is forgotten once mid-way (and
+      // mid-batch: the first caller's three calls put the batch boundaries off the reset), and the first
+      // caller calls again after that.
+      const n = Origins.MAX + 50;
+      const order = [0, 0, ...Array.from({ length: n }, (_, i) => i), 0];
+      const callers = new Map<number, ReturnType<typeof recorded>['caller']>();
+      for (const [k, i] of order.entries()) {
+        const r = recorded(i);
+        const caller = callers.get(i) ?? r.caller;
+        callers.set(i, caller);
+        const envelope = r.category
+          ? { ok: false as const, error: { category: r.category, retryable: false, message: 'x' } }
+          : { ok: true as const, data: { meta: { truncated: i % 2 === 0 } } };
+        h.hub.calls.record(
+          tool,
+          caller,
+          r.agent ? { agent_session: r.agent } : {},
+          envelope,
+          1_000 + k,
+          i / 8,
+          i,
+        );
+      }
+      h.hub.calls.flush();
+      const rows = h.hub.db
+        .prepare(
+          "SELECT * FROM tool_calls WHERE tool = 'cos_test_echo' AND at >= 1000 AND at < 1000000 ORDER BY at",
+        )
+        .all() as Record<string, unknown>[];
+      assert.equal(rows.length, order.length);
+      for (const [k, i] of order.entries()) {
+        const r = recorded(i);
+        const row = rows[k]!;
+        assert.deepEqual(
+          {
+            at: row.at,
+            module: row.module,
+            transport: row.transport,
+            mcp_session: row.mcp_session,
+            client_name: row.client_name,
+            client_version: row.client_version,
+            agent_session: row.agent_session,
+            duration_ms: row.duration_ms,
+            ok: row.ok,
+            error_category: row.error_category,
+            response_bytes: row.response_bytes,
+            truncated: row.truncated,
+          },
+          {
+            at: 1_000 + k,
+            module: 'kernel',
+            transport: 'mcp',
+            mcp_session: r.caller.mcpSessionId,
+            client_name: r.caller.clientName,
+            client_version: r.caller.clientVersion,
+            agent_session: r.agent ?? null,
+            duration_ms: Math.round((i / 8) * 1000) / 1000,
+            ok: r.category ? 0 : 1,
+            error_category: r.category ?? null,
+            response_bytes: i,
+            truncated: !r.category && i % 2 === 0 ? 1 : 0,
+          },
+          `row ${k} (call ${i})`,
+        );
+      }
+    } finally {
+      await h.close();
     }
   });
 });
