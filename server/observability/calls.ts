@@ -175,11 +175,18 @@ export class CallRecorder {
   applyRetention(): number {
     this.flush();
     const cutoff = this.now() - this.retention.maxAgeMs;
-    const byAge = this.db.prepare('DELETE FROM tool_calls WHERE at < ?').run(cutoff).changes;
-    const maxId = (this.db.prepare('SELECT max(id) FROM tool_calls').pluck().get() as number | null) ?? 0;
+    const byAge = this.db.prepare('DELETE FROM tool_call_rows WHERE at < ?').run(cutoff).changes;
+    const maxId = (this.db.prepare('SELECT max(id) FROM tool_call_rows').pluck().get() as number | null) ?? 0;
     const byCount = this.db
-      .prepare('DELETE FROM tool_calls WHERE id <= ?')
+      .prepare('DELETE FROM tool_call_rows WHERE id <= ?')
       .run(maxId - this.retention.maxRows).changes;
+    // An origin whose latest call is older than every row left names none of them. (The writer thread
+    // re-creates one it still uses, under the same id.)
+    this.db
+      .prepare(
+        'DELETE FROM tool_call_origins WHERE last_at < coalesce((SELECT min(at) FROM tool_call_rows), ?)',
+      )
+      .run(Number.MAX_SAFE_INTEGER);
     const logs = this.db.prepare('DELETE FROM log_events WHERE at < ?').run(cutoff).changes;
     const sessions = this.db
       .prepare('DELETE FROM mcp_sessions WHERE ended_at IS NOT NULL AND ended_at < ?')

@@ -37,3 +37,60 @@ test('a failing migration leaves nothing half-applied', () => {
   assert.equal(db.prepare("SELECT 1 FROM sqlite_schema WHERE name = 'ok1'").get(), undefined);
   assert.equal(schemaVersion(db), 0);
 });
+
+test('008 splits tool_calls into rows and origins and keeps every call readable as before', () => {
+  const db = openDatabase(':memory:', { migrate: false });
+  const all = listMigrations();
+  migrate(
+    db,
+    all.filter((m) => m.version < 8),
+  );
+  const insert = db.prepare(
+    `INSERT INTO tool_calls (at, tool, module, transport, mcp_session, client_name, client_version,
+       agent_session, duration_ms, ok, error_category, response_bytes, truncated)
+     VALUES (?, ?, 'kernel', ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+  );
+  for (let i = 0; i < 300; i++) {
+    const mcp = i % 3 !== 0;
+    insert.run(
+      1_000 + i,
+      `cos_tool_${i % 4}`,
+      mcp ? 'mcp' : 'rest',
+      mcp ? `session-${i % 5}` : null,
+      mcp ? 'agent-client' : null,
+      mcp ? `1.${i % 2}` : null,
+      i % 7 === 0 ? `agent-${i}` : null,
+      i / 10,
+      i % 11 === 0 ? 0 : 1,
+      i % 11 === 0 ? 'not_found' : null,
+      i * 3,
+      i % 13 === 0 ? 1 : 0,
+    );
+  }
+  const before = db.prepare('SELECT * FROM tool_calls ORDER BY id').all();
+  migrate(db, all);
+  assert.deepEqual(db.prepare('SELECT * FROM tool_calls ORDER BY id').all(), before);
+  // 4 tools × (REST, and MCP over 5 sessions × 2 versions) that occur: each origin stored once.
+  const origins = db.prepare('SELECT count(*) FROM tool_call_origins').pluck().get() as number;
+  assert.ok(origins < 60, `${origins} origins for 300 calls`);
+
+  // The view still takes INSERT and DELETE, as the old table did.
+  db.prepare(
+    "INSERT INTO tool_calls (at, tool, module, transport, duration_ms, ok, response_bytes, truncated) VALUES (5000, 'cos_new', 'kernel', 'rest', 1, 1, 10, 0)",
+  ).run();
+  const added = db.prepare("SELECT * FROM tool_calls WHERE tool = 'cos_new'").get() as Record<
+    string,
+    unknown
+  >;
+  assert.equal(added.at, 5000);
+  assert.equal(added.transport, 'rest');
+  db.prepare('DELETE FROM tool_calls WHERE at < 1100').run();
+  assert.equal(db.prepare('SELECT count(*) FROM tool_calls WHERE at < 1100').pluck().get(), 0);
+  assert.equal(db.prepare('SELECT count(*) FROM tool_calls').pluck().get(), 201);
+
+  // A query that reads no origin column does not join.
+  const plan = (sql: string) =>
+    (db.prepare(`EXPLAIN QUERY PLAN ${sql}`).all() as { detail: string }[]).map((r) => r.detail).join('; ');
+  assert.doesNotMatch(plan('SELECT count(*) FROM tool_calls WHERE at >= 0 AND ok = 0'), /tool_call_origins/);
+  assert.match(plan('SELECT tool FROM tool_calls WHERE at >= 0'), /tool_call_rows_at/);
+});

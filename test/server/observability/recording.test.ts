@@ -272,6 +272,34 @@ describe('closing the hub', () => {
 });
 
 describe('the encoded batches (call-batch.ts)', () => {
+  test('an origin that retention removed while its session still calls is written again', async () => {
+    const h = await startTestHub({ tools: [...catalog, ...testTools], withoutServices: true });
+    try {
+      const tool = testTools.find((x) => x.name === 'cos_test_echo')!;
+      const caller = {
+        transport: 'mcp' as const,
+        mcpSessionId: 'long-lived',
+        clientName: 'c',
+        clientVersion: '9',
+      };
+      const ok = { ok: true as const, data: { meta: {} } };
+      h.hub.calls.record(tool, caller, {}, ok, 10, 1, 1);
+      h.hub.calls.flush();
+      // Every row is past retention, so is the origin (its latest call is older than every row left).
+      h.hub.db.prepare('DELETE FROM tool_call_rows').run();
+      h.hub.calls.applyRetention();
+      assert.equal(h.hub.db.prepare('SELECT count(*) FROM tool_call_origins').pluck().get(), 0);
+      h.hub.calls.record(tool, caller, {}, ok, 20, 1, 1);
+      h.hub.calls.flush();
+      assert.deepEqual(
+        h.hub.db.prepare('SELECT at, tool, mcp_session, client_version FROM tool_calls').all(),
+        [{ at: 20, tool: 'cos_test_echo', mcp_session: 'long-lived', client_version: '9' }],
+      );
+    } finally {
+      await h.close();
+    }
+  });
+
   test('every field of a row arrives as recorded, across a reset of the origin table', async () => {
     const h = await startTestHub({ tools: [...catalog, ...testTools], withoutServices: true });
     try {
