@@ -221,8 +221,12 @@ export class CallWindow {
     this.after = db
       .prepare<[number], CallRow>(`SELECT ${COLUMNS} FROM tool_calls WHERE id > ? ORDER BY id`)
       .raw();
-    this.maxId = db.prepare<[], number | null>('SELECT max(id) FROM tool_calls').pluck();
-    this.countSince = db.prepare<[number], number>('SELECT count(*) FROM tool_calls WHERE at >= ?').pluck();
+    // These two need no origin column: they read tool_call_rows itself, since SQLite does not drop the
+    // view's join to tool_call_origins for them (a lookup per row of the window, on every answer).
+    this.maxId = db.prepare<[], number | null>('SELECT max(id) FROM tool_call_rows').pluck();
+    this.countSince = db
+      .prepare<[number], number>('SELECT count(*) FROM tool_call_rows WHERE at >= ?')
+      .pluck();
   }
 
   /** Rows in the window now. */

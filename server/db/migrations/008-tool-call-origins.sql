@@ -47,8 +47,8 @@ INSERT INTO tool_call_rows (id, at, origin, agent_session, duration_ms, ok, erro
 DROP TABLE tool_calls;
 CREATE INDEX tool_call_rows_at ON tool_call_rows (at);
 
--- LEFT JOIN on the origin's primary key: a query that reads no origin column (count(*), ok, max(id))
--- skips the join altogether.
+-- LEFT JOIN on the origin's primary key: one key lookup per row read. SQLite does not drop the join
+-- when a query reads no origin column, so counting queries read tool_call_rows itself.
 CREATE VIEW tool_calls AS
   SELECT r.id, r.at, o.tool, o.module, o.transport, o.mcp_session, o.client_name, o.client_version,
          r.agent_session, r.duration_ms, r.ok, r.error_category, r.response_bytes, r.truncated

@@ -57,7 +57,7 @@ export const hubSummaryTool = defineTool({
     calls.flush();
     const since = sessions.now() - HOUR_MS;
     const failedCalls = ctx.db
-      .prepare('SELECT count(*) FROM tool_calls WHERE at >= ? AND ok = 0')
+      .prepare('SELECT count(*) FROM tool_call_rows WHERE at >= ? AND ok = 0')
       .pluck()
       .get(since) as number;
     const loggedErrors = ctx.db
