@@ -9,12 +9,6 @@
 // and the writes were the latency's tail). The fsync takes about 1 ms; by the end of the turn that asked
 // for it (setImmediate, after the turn's other calls) it is done, and the slot the thread set says so
 // without waiting for its message. An idle hub is woken by the message instead.
-//
-// The directory's fsync writes metadata only, 0.1-0.3 ms, and the main thread waits for it (the thread
-// does it and says so through the shared array) rather than give its writes another turn. When the disk
-// is busy it can take tens of ms, during which a main thread doing it itself would answer nobody; so the
-// wait is bounded (DIR_WAIT_MS), and the writes of a slower fsync are answered when the thread reports
-// it done, at the end of a later turn.
 import { closeSync, fsyncSync, openSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { hiddenName, releaseOld } from './atomic-write.ts';
@@ -24,16 +18,6 @@ const DONE = 1;
 const FAILED = 2;
 /** Writes in flight at once with a slot; more wait for their thread's message (a turn later). */
 const SLOTS = 1024;
-/**
- * How long the main thread waits for a directory fsync before answering its writes later. Under load the
- * fsync took over 2 ms for one batch in ten (p90 1.8 ms, p99 7.7 ms), and sending those writes to a
- * later turn cost more than the wait (bench:load p99 90-94 ms with 2 ms against 80-81 with no bound);
- * 10 ms keeps that tail in this turn and cuts off only the stalls of a busy disk (up to 44 ms seen).
- */
-const DIR_WAIT_MS = 10;
-
-/** Generations wrap at 2^31; compares them as a sliding window does. */
-const reached = (done: number, wanted: number) => ((done - wanted) | 0) >= 0;
 
 interface Job {
   id: number;
@@ -50,25 +34,14 @@ interface Job {
   error?: Error;
 }
 
-/** Installed writes waiting for the directory fsync of generation `gen` before they are answered. */
-interface Batch {
-  gen: number;
-  settled: [Job, boolean, unknown][];
-}
-
 export interface FileWriterOptions {
   /** fsync the directory after the installs (default true; benches and tests may turn it off). */
   syncDir?: boolean;
   /** Writes in flight with a slot in the shared array (default 1024; tests use fewer). */
   slots?: number;
-  /** How long the main thread waits for a directory fsync (default DIR_WAIT_MS; tests use 0). */
-  dirWaitMs?: number;
 }
 
-/**
- * Makes renames and links durable; some filesystems refuse to open a directory, which is not fatal. Used
- * only when the thread is gone; the thread has its own copy.
- */
+/** Makes renames and links durable; some filesystems refuse to open a directory, which is not fatal. */
 function fsyncDir(dir: string): void {
   let fd: number;
   try {
@@ -93,22 +66,15 @@ export class FileWriter {
   private nextId = 0;
   /** By id, in the order they were asked for. */
   private readonly jobs = new Map<number, Job>();
-  /** [0] the last directory fsync asked for, [1] the last one done (generations, set by the thread). */
-  private readonly dirSync = new Int32Array(new SharedArrayBuffer(8));
-  private dirGen = 0;
-  /** Oldest first. */
-  private readonly awaitingDir: Batch[] = [];
   private checkScheduled = false;
   private closing = false;
   private readonly syncDir: boolean;
-  private readonly dirWaitMs: number;
 
   constructor(
     private readonly dir: string,
     options: FileWriterOptions = {},
   ) {
     this.syncDir = options.syncDir ?? true;
-    this.dirWaitMs = options.dirWaitMs ?? DIR_WAIT_MS;
     const n = options.slots ?? SLOTS;
     this.slots = new Int32Array(new SharedArrayBuffer(n * 4));
     this.free = Array.from({ length: n }, (_, i) => n - 1 - i);
@@ -169,22 +135,14 @@ export class FileWriter {
     this.closing = false;
     if (this.worker) return this.worker;
     const worker = new Worker(new URL('./file-writer-thread.mjs', import.meta.url), {
-      workerData: { slots: this.slots.buffer, dirSync: this.dirSync.buffer, dir: this.dir, DONE, FAILED },
+      workerData: { slots: this.slots.buffer, DONE, FAILED },
       // The parent's flags (--test, --import tsx, --inspect …) are not this thread's business.
       execArgv: [],
     });
     worker.unref();
     worker.on(
       'message',
-      (m: {
-        id?: number;
-        dirDone?: number;
-        error?: { message: string; code?: string; syscall?: string };
-      }) => {
-        if (m.id === undefined) {
-          this.finish(); // A directory fsync is done.
-          return;
-        }
+      (m: { id: number; error?: { message: string; code?: string; syscall?: string } }) => {
         const job = this.jobs.get(m.id);
         if (!job) return; // Already installed: its slot said it was done.
         if (m.error) job.error = Object.assign(new Error(m.error.message), m.error);
@@ -201,12 +159,6 @@ export class FileWriter {
         releaseOld(job.held);
         job.reject(err);
       }
-      // Installed writes whose directory fsync it did not confirm: do it here, then answer them.
-      if (this.awaitingDir.length > 0) {
-        fsyncDir(this.dir);
-        for (const batch of this.awaitingDir.splice(0)) settle(batch.settled);
-      }
-      this.idle();
     };
     worker.on('error', fail);
     worker.once('exit', () => fail(new Error('the file writer thread stopped')));
@@ -223,55 +175,24 @@ export class FileWriter {
   private release(job: Job): void {
     this.jobs.delete(job.id);
     if (job.slot >= 0) this.free.push(job.slot);
-  }
-
-  /** With nothing in flight, the thread must not keep the process alive, and stops if asked to. */
-  private idle(): void {
-    if (this.jobs.size > 0 || this.awaitingDir.length > 0) return;
-    if (this.closing) this.stop();
-    else this.worker?.unref();
-  }
-
-  /** Asks the thread for a directory fsync and waits for it up to `ms`; true when it is done. */
-  private syncDirectory(ms: number): { gen: number; done: boolean } {
-    const worker = this.worker;
-    if (!worker) {
-      fsyncDir(this.dir);
-      return { gen: this.dirGen, done: true };
-    }
-    this.dirGen = (this.dirGen + 1) | 0;
-    const gen = this.dirGen;
-    Atomics.store(this.dirSync, 0, gen);
-    worker.postMessage({ dir: gen });
-    const deadline = performance.now() + ms;
-    for (;;) {
-      const done = Atomics.load(this.dirSync, 1);
-      if (reached(done, gen)) return { gen, done: true };
-      const left = deadline - performance.now();
-      if (left <= 0) return { gen, done: false };
-      Atomics.wait(this.dirSync, 1, done, left);
+    if (this.jobs.size === 0) {
+      if (this.closing) this.stop();
+      else this.worker?.unref();
     }
   }
 
   /**
-   * Answers the writes whose directory fsync is done; installs every write whose temp file is durable
-   * (its slot or its message says so), fsyncs the directory once for all of them, then answers them (or
-   * leaves them to a later call when the fsync is slow); a failure waits for its message, which
-   * carries the error.
+   * Installs every write whose temp file is durable (its slot or its message says so), fsyncs the
+   * directory once for all of them, then settles them; a failure waits for its message, which carries
+   * the error.
    */
   private finish(): void {
-    const synced = Atomics.load(this.dirSync, 1);
-    while (this.awaitingDir.length > 0 && reached(synced, this.awaitingDir[0]!.gen))
-      settle(this.awaitingDir.shift()!.settled);
     const ready: Job[] = [];
     for (const job of this.jobs.values()) {
       if (job.reported || job.error || (job.slot >= 0 && Atomics.load(this.slots, job.slot) === DONE))
         ready.push(job);
     }
-    if (ready.length === 0) {
-      this.idle();
-      return;
-    }
+    if (ready.length === 0) return;
     const settled: [Job, boolean, unknown][] = [];
     for (const job of ready) {
       this.release(job);
@@ -286,18 +207,7 @@ export class FileWriter {
         settled.push([job, false, err]);
       }
     }
-    if (this.syncDir && settled.some(([, ok]) => ok)) {
-      const { gen, done } = this.syncDirectory(this.dirWaitMs);
-      if (!done) {
-        this.awaitingDir.push({ gen, settled });
-        return;
-      }
-    }
-    settle(settled);
-    this.idle();
+    if (this.syncDir && settled.some(([, ok]) => ok)) fsyncDir(this.dir);
+    for (const [job, ok, value] of settled) (ok ? job.resolve : job.reject)(value);
   }
-}
-
-function settle(settled: [Job, boolean, unknown][]): void {
-  for (const [job, ok, value] of settled) (ok ? job.resolve : job.reject)(value);
 }

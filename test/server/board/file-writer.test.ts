@@ -6,14 +6,11 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import { installTemp, isTempName, releaseOld } from '../../../server/board/atomic-write.ts';
-import { FileWriter, type FileWriterOptions } from '../../../server/board/file-writer.ts';
+import { FileWriter } from '../../../server/board/file-writer.ts';
 
-const withWriter = async (
-  fn: (dir: string, writer: FileWriter) => Promise<void>,
-  options: FileWriterOptions = {},
-) => {
+const withWriter = async (fn: (dir: string, writer: FileWriter) => Promise<void>, slots?: number) => {
   const dir = mkdtempSync(join(tmpdir(), 'cos-file-writer-'));
-  const writer = new FileWriter(dir, options);
+  const writer = new FileWriter(dir, { slots });
   try {
     await fn(dir, writer);
   } finally {
@@ -82,47 +79,24 @@ describe('the file writer', () => {
     }));
 
   it('finishes writes beyond its shared slots by their messages, and reuses the slots', () =>
-    withWriter(
-      async (dir, writer) => {
-        for (let round = 0; round < 3; round++) {
-          const values = await Promise.all(
-            Array.from({ length: 25 }, (_, i) => {
-              const path = join(dir, `TASK-${i}-r.md`);
-              return writer.write(path, `${round}/${i}`, round > 0, (tmp, held) => {
-                installTemp(tmp, path, 'replace');
-                releaseOld(held);
-                return readFileSync(path, 'utf8');
-              });
-            }),
-          );
-          assert.deepEqual(
-            values,
-            Array.from({ length: 25 }, (_, i) => `${round}/${i}`),
-          );
-        }
-      },
-      { slots: 4 },
-    ));
-
-  it('answers writes whose directory fsync outlasts the wait once the thread reports it done', () =>
-    withWriter(
-      async (dir, writer) => {
-        for (let round = 0; round < 3; round++) {
-          const values = await Promise.all(
-            Array.from({ length: 10 }, (_, i) => {
-              const path = join(dir, `TASK-${i}-d.md`);
-              return writer.write(path, `${round}/${i}`, false, (tmp) => {
-                installTemp(tmp, path, 'replace');
-                return i;
-              });
-            }),
-          );
-          assert.deepEqual(values, [...Array(10).keys()]);
-        }
-        assert.equal(readFileSync(join(dir, 'TASK-9-d.md'), 'utf8'), '2/9');
-      },
-      { dirWaitMs: 0 },
-    ));
+    withWriter(async (dir, writer) => {
+      for (let round = 0; round < 3; round++) {
+        const values = await Promise.all(
+          Array.from({ length: 25 }, (_, i) => {
+            const path = join(dir, `TASK-${i}-r.md`);
+            return writer.write(path, `${round}/${i}`, round > 0, (tmp, held) => {
+              installTemp(tmp, path, 'replace');
+              releaseOld(held);
+              return readFileSync(path, 'utf8');
+            });
+          }),
+        );
+        assert.deepEqual(
+          values,
+          Array.from({ length: 25 }, (_, i) => `${round}/${i}`),
+        );
+      }
+    }, 4));
 
   it('fails a write the file system refuses with its error code, and writes again after', () =>
     withWriter(async (dir, writer) => {
