@@ -72,7 +72,7 @@ describe('search', () => {
   });
 });
 
-describe('search on a board indexed before the prefix index (migration 8)', () => {
+describe('search on a board indexed before the prefix index (migration 9)', () => {
   it('finds tasks by a one- or two-character last word once the hub has migrated', async () => {
     const repo = tempRepo();
     try {
@@ -81,13 +81,16 @@ describe('search on a board indexed before the prefix index (migration 8)', () =
       await first.board.create({ title: 'Load task 4-41', outcome: 'Step 35 went well.' }, api);
       const dbPath = first.dbPath;
       first.close();
-      // The database as the migrations before 8 left it: the index without prefixes, built from the rows.
+      // The database as the migrations before 9 left it: the index without prefixes, built from the rows.
       const db = openDatabase(dbPath, { migrate: false });
-      const before = listMigrations().filter((m) => m.version < 8);
       db.exec('DROP TABLE tasks_fts');
-      db.exec(before.find((m) => m.version === 2)!.sql.match(/CREATE VIRTUAL TABLE tasks_fts[^;]*;/)![0]);
+      db.exec(
+        listMigrations()
+          .find((m) => m.version === 2)!
+          .sql.match(/CREATE VIRTUAL TABLE tasks_fts[^;]*;/)![0],
+      );
       db.exec("INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild')");
-      db.exec('DELETE FROM schema_migrations WHERE version >= 8');
+      db.exec('DELETE FROM schema_migrations WHERE version >= 9');
       assert.doesNotMatch(
         String(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'tasks_fts'").pluck().get()),
         /prefix/,
