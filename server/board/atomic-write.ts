@@ -1,70 +1,25 @@
 // Crash-safe file writes: a reader (a person, git, the watcher) sees either the old file or the new one,
-// never half of one, and a write is durable once acknowledged. The slow part, waiting for the disk
-// (fsync of the file, then of the directory), runs on libuv's threadpool so the event loop keeps serving
-// other calls meanwhile; open, write into the page cache, rename and close are synchronous system calls
-// of microseconds. Each await costs a turn of a busy event loop, so a write takes two: one fsync of the
-// file, one (shared) of the directory. The rename or link that makes the new text visible is synchronous
-// so the caller can run it inside its index transaction. A rename over a file frees the old file's
-// inode, which on ext4 costs journal work (0.5 ms on average, several ms at the tail, measured under
-// load); holdOld() keeps that inode alive under a hidden name so the rename itself takes microseconds,
-// and releaseOld() frees it later on the threadpool.
+// never half of one, and a write is durable once acknowledged. The new text goes to a hidden temp file
+// beside the target, which is fsynced before it is renamed (or linked) into place, and the directory is
+// fsynced after: file-writer.ts does the waiting for the disk off the main thread. The rename or link
+// that makes the new text visible is synchronous so the caller can run it inside its index
+// transaction. A rename over a file frees the old file's inode, which on ext4 costs journal work (0.5 ms
+// on average, several ms at the tail, measured under load); a second, hidden name for the old file
+// (taken by the file writer) keeps that inode alive so the rename itself takes microseconds, and
+// releaseOld() frees it later on the threadpool.
 // The temp file lives in the same directory so the rename never crosses a filesystem.
 import { randomBytes } from 'node:crypto';
-import {
-  closeSync,
-  existsSync,
-  fsync,
-  link,
-  linkSync,
-  openSync,
-  renameSync,
-  rmSync,
-  unlink,
-  writeSync,
-} from 'node:fs';
+import { existsSync, linkSync, renameSync, rmSync, unlink } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
-import { promisify } from 'node:util';
 
-const fsyncAsync = promisify(fsync);
-const linkAsync = promisify(link);
-
-const hiddenName = (path: string, suffix: string) =>
+/** A hidden name beside `path`, unique to this process and call. */
+export const hiddenName = (path: string, suffix: string): string =>
   join(dirname(path), `.${basename(path)}.${process.pid}.${randomBytes(4).toString('hex')}.${suffix}`);
 
 /** Temp files start with a dot so the watcher and reconciliation ignore them. */
 export const isTempName = (name: string): boolean => name.startsWith('.');
 
-/** Writes `text` to a new temp file beside `path` and fsyncs it. Returns the temp file's path. */
-export async function writeTemp(path: string, text: string): Promise<string> {
-  const tmp = hiddenName(path, 'tmp');
-  const fd = openSync(tmp, 'wx', 0o644);
-  try {
-    writeSync(fd, text);
-    await fsyncAsync(fd);
-  } catch (err) {
-    closeSync(fd);
-    rmSync(tmp, { force: true });
-    throw err;
-  }
-  closeSync(fd);
-  return tmp;
-}
-
-/**
- * A second, hidden name for the file at `path` as it is now (null when there is none), so a rename over
- * it does not free its inode: see releaseOld().
- */
-export async function holdOld(path: string): Promise<string | null> {
-  const held = hiddenName(path, 'old');
-  try {
-    await linkAsync(path, held);
-    return held;
-  } catch {
-    return null; // Gone, or no hard links here: the rename frees the inode itself, which is only slower.
-  }
-}
-
-/** Drops a name from holdOld(), freeing the old file on the threadpool; nobody waits for it. */
+/** Drops the hidden name of an old file, freeing it on the threadpool; nobody waits for it. */
 export function releaseOld(held: string | null): void {
   if (held !== null) unlink(held, () => {});
 }
@@ -75,11 +30,11 @@ export function removeTemp(tmp: string): void {
 }
 
 /**
- * Puts a temp file written by writeTemp() in place of `path` (`replace`), or at `path` only if nothing is
- * there yet (`create`: link() fails with EEXIST where rename() would silently replace, so a second writer
- * can never overwrite a task another one just created). Returns false when `create` finds the name taken;
+ * Puts a durable temp file in place of `path` (`replace`), or at `path` only if nothing is there yet
+ * (`create`: link() fails with EEXIST where rename() would silently replace, so a second writer can
+ * never overwrite a task another one just created). Returns false when `create` finds the name taken;
  * the temp file is left for the caller to reuse or remove. Synchronous and cheap: no data is written.
- * Durable once syncDir() of the directory has completed after it.
+ * Durable once the directory has been fsynced after it.
  */
 export function installTemp(tmp: string, path: string, mode: 'replace' | 'create'): boolean {
   if (mode === 'replace') {
@@ -100,42 +55,4 @@ export function installTemp(tmp: string, path: string, mode: 'replace' | 'create
   }
   rmSync(tmp, { force: true });
   return true;
-}
-
-async function fsyncDir(dir: string): Promise<void> {
-  // Makes renames and links durable; some filesystems refuse to open a directory, which is not fatal.
-  let fd: number;
-  try {
-    fd = openSync(dir, 'r');
-  } catch {
-    return;
-  }
-  try {
-    await fsyncAsync(fd);
-  } catch {
-    /* best effort */
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * A batched directory fsync: `sync()` resolves after an fsync of `dir` that started after the call.
- * Callers in one turn of the event loop share one fsync, started once the turn's I/O callbacks have
- * run (setImmediate); a caller that comes while an fsync is in flight starts the next one at once
- * rather than waiting for it, since each wait for the loop costs a busy hub a whole turn.
- */
-export function dirSyncer(dir: string): { sync(): Promise<void> } {
-  let batch: Promise<void> | null = null;
-  return {
-    sync() {
-      batch ??= new Promise<void>((resolve) => {
-        setImmediate(() => {
-          batch = null;
-          fsyncDir(dir).then(resolve);
-        });
-      });
-      return batch;
-    },
-  };
 }

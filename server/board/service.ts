@@ -11,16 +11,9 @@ import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import { KeyedQueue } from '../keyed-queue.ts';
 import { ToolError } from '../tools/errors.ts';
-import {
-  dirSyncer,
-  holdOld,
-  installTemp,
-  isTempName,
-  releaseOld,
-  removeTemp,
-  writeTemp,
-} from './atomic-write.ts';
+import { installTemp, isTempName, releaseOld, removeTemp } from './atomic-write.ts';
 import { type BoardSettings, boardSettingsLoader } from './board-config.ts';
+import { FileWriter } from './file-writer.ts';
 import {
   type Actor,
   type ChangeSource,
@@ -361,8 +354,8 @@ export function createBoardService(options: BoardServiceOptions) {
   const store: BoardStore = createBoardStore(db);
   const tasksDir = config.tasksDir;
   const settings = boardSettingsLoader(config.stateDir);
-  const durable = options.durable ?? true;
-  const dir = dirSyncer(tasksDir);
+  /** Writes and fsyncs temp files off the main thread (and fsyncs the directory after the installs). */
+  const files = new FileWriter(tasksDir, { syncDir: options.durable ?? true });
   const parseTask = parseCache();
   /** Changes to one task (and claims) wait for each other in this process: see durableChange. */
   const queue = new KeyedQueue();
@@ -433,8 +426,8 @@ export function createBoardService(options: BoardServiceOptions) {
    * (`done`) or the new text with a `commit` that updates the index and announces the change. It must
    * not change anything else, because it runs twice:
    *
-   * 1. in a transaction, to learn the text; the text is written to a temp file and fsynced on libuv's
-   *    threadpool while the event loop serves other calls;
+   * 1. in a transaction, to learn the text; the text is written to a temp file and fsynced on the file
+   *    writer's thread while the event loop serves other calls;
    * 2. in a second transaction, which holds the write lock every board writer takes (in this process or
    *    another): if `step` now gives the same file and text, the temp file is renamed (or linked) into
    *    place and `commit` runs, so the rename and the index change commit together, exactly as if the
@@ -442,8 +435,9 @@ export function createBoardService(options: BoardServiceOptions) {
    *    version, a claimed task, a WIP cap now reached), the second run says so: its error is the answer,
    *    or its new text is written and tried again.
    *
-   * The directory is then fsynced (shared with concurrent writers) and only then are the events published
-   * and the call answered. `key` queues changes to one task behind each other in this process, so they
+   * The second run happens as soon as the main thread sees the temp file durable, at the end of the same
+   * turn of the event loop on a busy hub (see file-writer.ts). The directory is then fsynced (shared
+   * with the writers of that moment) and only then are the events published and the call answered. `key` queues changes to one task behind each other in this process, so they
    * rarely need a second try; correctness does not depend on it.
    */
   async function durableChange<T>(key: string | null, step: () => Step<T>): Promise<T> {
@@ -457,39 +451,27 @@ export function createBoardService(options: BoardServiceOptions) {
           });
         const plan = planned;
         const path = join(tasksDir, plan.name);
-        // Both on the threadpool at once; holdOld never fails (it answers null).
-        const holding = plan.create ? Promise.resolve(null) : holdOld(path);
-        let tmp: string;
-        try {
-          tmp = await writeTemp(path, plan.text);
-        } catch (err) {
-          releaseOld(await holding);
-          throw err;
-        }
-        const held = await holding;
-        let installed = false;
-        let outcome: {
-          result: { value: T } | { done: T } | { again: Step<T> };
-          announced: TaskUpdatedEvent[];
-        };
-        try {
-          outcome = transact(() => {
-            const now = step();
-            if ('done' in now) return { done: now.done };
-            if (now.name !== plan.name || now.text !== plan.text || now.create !== plan.create)
-              return { again: now };
-            if (!installTemp(tmp, path, now.create ? 'create' : 'replace')) {
-              // Only a create: the name is taken by a file nobody has indexed yet (dropped in by hand).
-              now.taken?.();
-              return { again: step() };
-            }
-            installed = true;
-            return { value: now.commit() };
-          });
-        } finally {
-          if (!installed) removeTemp(tmp);
-          releaseOld(held);
-        }
+        const outcome = await files.write(path, plan.text, !plan.create, (tmp, held) => {
+          let installed = false;
+          try {
+            return transact((): { value: T } | { done: T } | { again: Step<T> } => {
+              const now = step();
+              if ('done' in now) return { done: now.done };
+              if (now.name !== plan.name || now.text !== plan.text || now.create !== plan.create)
+                return { again: now };
+              if (!installTemp(tmp, path, now.create ? 'create' : 'replace')) {
+                // Only a create: the name is taken by a file nobody has indexed yet (dropped in by hand).
+                now.taken?.();
+                return { again: step() };
+              }
+              installed = true;
+              return { value: now.commit() };
+            });
+          } finally {
+            if (!installed) removeTemp(tmp);
+            releaseOld(held);
+          }
+        });
         const { result, announced } = outcome;
         if ('again' in result) {
           publish(announced);
@@ -500,7 +482,6 @@ export function createBoardService(options: BoardServiceOptions) {
           publish(announced);
           return result.done;
         }
-        if (durable) await dir.sync();
         publish(announced);
         return result.value;
       }
@@ -1564,12 +1545,14 @@ export function createBoardService(options: BoardServiceOptions) {
   return {
     start(): ReconcileReport {
       closed = false;
+      files.start();
       const report = reconcile();
       if (options.watch !== false) startWatching();
       return report;
     },
     close(): void {
       closed = true;
+      files.close();
       watcher?.close();
       watcher = null;
       if (rescanTimer) clearInterval(rescanTimer);

@@ -159,42 +159,49 @@ export function createMemoryService(options: MemoryServiceOptions) {
         session: input.session_id ?? null,
         pool: CANDIDATE_POOL,
       };
-      const { rows, mode } = runPlan<CandidateRow>(plan, (step) =>
-        step.mode === 'words'
-          ? store.searchWords(step.match, filters)
-          : store.searchSubstring(step.match, step.short, filters),
-      );
-      const ranked = rank(
-        rows,
-        (r) => ({
-          bm25: r.bm25,
-          confidence: r.confidence,
-          impact: r.impact,
-          createdAt: r.created_at,
-          accessCount: r.access_count,
-        }),
-        at,
-      );
-      const page = ranked.slice(offset, offset + limit);
-      const hasMore = ranked.length > offset + limit;
-      return {
-        results: page.map(({ item: r, score, parts }) => ({
-          id: r.id,
-          title: r.title,
-          type: r.memory_type,
-          confidence: r.confidence,
-          impact: r.impact,
-          concepts: parseList(r.concepts),
-          task_id: r.task_id,
-          created_at: iso(r.created_at),
-          snippet: makeSnippet(`${r.title}. ${r.narrative}`, plan.terms),
-          score,
-          score_parts: parts,
-        })),
-        mode,
-        has_more: hasMore,
-        next_offset: hasMore ? offset + limit : null,
-      };
+      return store.reading(() => {
+        const { rows, mode } = runPlan<CandidateRow>(plan, (step) =>
+          step.mode === 'words'
+            ? store.searchWords(step.match, filters)
+            : store.searchSubstring(step.match, step.short, filters),
+        );
+        const ranked = rank(
+          rows,
+          (r) => ({
+            bm25: r.bm25,
+            confidence: r.confidence,
+            impact: r.impact,
+            createdAt: r.created_at,
+            accessCount: r.access_count,
+          }),
+          at,
+        );
+        const page = ranked.slice(offset, offset + limit);
+        const hasMore = ranked.length > offset + limit;
+        // In the same read transaction as the ranking, so every candidate of the page is still there.
+        const full = new Map(store.getMany(page.map(({ item }) => item.id)).map((r) => [r.id, r]));
+        return {
+          results: page.map(({ item, score, parts }) => {
+            const r = full.get(item.id)!;
+            return {
+              id: r.id,
+              title: r.title,
+              type: r.memory_type,
+              confidence: r.confidence,
+              impact: r.impact,
+              concepts: parseList(r.concepts),
+              task_id: r.task_id,
+              created_at: iso(r.created_at),
+              snippet: makeSnippet(`${r.title}. ${r.narrative}`, plan.terms),
+              score,
+              score_parts: parts,
+            };
+          }),
+          mode,
+          has_more: hasMore,
+          next_offset: hasMore ? offset + limit : null,
+        };
+      });
     },
 
     timeline(input: TimelineInput): TimelineResult {

@@ -27,10 +27,18 @@ export interface ObservationRow {
   content_hash: string;
 }
 
-export interface CandidateRow extends ObservationRow {
+/**
+ * A search candidate: what the ranking reads, and no more. A search ranks up to 200 candidates to show
+ * a page of ten; the rows of the page are read afterwards (byIds), so the other 190 never carry their
+ * narratives, facts and files across into JavaScript.
+ */
+export interface CandidateRow
+  extends Pick<ObservationRow, 'id' | 'confidence' | 'impact' | 'created_at' | 'access_count'> {
   /** Null for rows found by a substring scan, which has no bm25. */
   bm25: number | null;
 }
+
+const CANDIDATE_COLUMNS = 'o.id, o.confidence, o.impact, o.created_at, o.access_count';
 
 export interface NewObservation {
   title: string;
@@ -108,6 +116,9 @@ export function createMemoryStore(db: Db) {
   );
 
   const byId = db.prepare<[number], ObservationRow>('SELECT * FROM observations WHERE id = ?');
+  const byIds = db.prepare<[string], ObservationRow>(
+    'SELECT * FROM observations WHERE id IN (SELECT value FROM json_each(?))',
+  );
   const byHash = db.prepare<[string, string], ObservationRow>(
     'SELECT * FROM observations WHERE agent_session = ? AND content_hash = ?',
   );
@@ -139,7 +150,7 @@ export function createMemoryStore(db: Db) {
     'SELECT * FROM observation_forgets ORDER BY forgotten_at DESC, id DESC LIMIT ? OFFSET ?',
   );
   const wordSearch = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT o.*, observations_fts.rank AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, observations_fts.rank AS bm25
        FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
       WHERE observations_fts MATCH @match ${FILTERS}
       ORDER BY observations_fts.rank LIMIT @pool`,
@@ -147,25 +158,25 @@ export function createMemoryStore(db: Db) {
   // Without filters the FTS index can rank and cut to the pool before any row is read; joining first makes
   // SQLite load every matching row (narratives included) just to sort them: 3x slower on common words.
   const wordSearchFast = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT o.*, f.rank AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, f.rank AS bm25
        FROM (SELECT rowid, rank FROM observations_fts WHERE observations_fts MATCH @match ORDER BY rank LIMIT @pool) f
        JOIN observations o ON o.id = f.rowid
       ORDER BY f.rank`,
   );
   const substringSearchFast = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT o.*, f.rank AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, f.rank AS bm25
        FROM (SELECT rowid, rank FROM observations_tri WHERE observations_tri MATCH @match ORDER BY rank LIMIT @pool) f
        JOIN observations o ON o.id = f.rowid
       ORDER BY f.rank`,
   );
   const substringSearch = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT o.*, observations_tri.rank AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, observations_tri.rank AS bm25
        FROM observations_tri JOIN observations o ON o.id = observations_tri.rowid
       WHERE observations_tri MATCH @match ${FILTERS} ${SHORT_TERMS}
       ORDER BY observations_tri.rank LIMIT @pool`,
   );
   const shortScan = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT o.*, NULL AS bm25 FROM observations o
+    `SELECT ${CANDIDATE_COLUMNS}, NULL AS bm25 FROM observations o
       WHERE 1 ${FILTERS} ${SHORT_TERMS}
       ORDER BY o.created_at DESC, o.id DESC LIMIT @pool`,
   );
@@ -263,6 +274,12 @@ export function createMemoryStore(db: Db) {
     record: (o: NewObservation) => recordTx.immediate(o),
 
     get: (id: number): ObservationRow | undefined => byId.get(id),
+
+    /** The rows of these ids that exist, in no particular order. */
+    getMany: (ids: number[]): ObservationRow[] => byIds.all(JSON.stringify(ids)),
+
+    /** Runs `fn` in one read transaction, so the queries in it see the same data. */
+    reading: <T>(fn: () => T): T => db.transaction(fn).deferred(),
 
     /** Marks a read: feeds the access factor of the ranking. */
     touch: (id: number, now: number) => touch.run({ id, now }).changes > 0,

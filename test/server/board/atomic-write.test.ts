@@ -1,14 +1,14 @@
 import assert from 'node:assert/strict';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { describe, it } from 'node:test';
 import {
-  dirSyncer,
+  hiddenName,
   installTemp,
   isTempName,
+  releaseOld,
   removeTemp,
-  writeTemp,
 } from '../../../server/board/atomic-write.ts';
 
 const withDir = async (fn: (dir: string) => Promise<void>) => {
@@ -20,13 +20,25 @@ const withDir = async (fn: (dir: string) => Promise<void>) => {
   }
 };
 
+const temp = (path: string, text: string) => {
+  const tmp = hiddenName(path, 'tmp');
+  writeFileSync(tmp, text);
+  return tmp;
+};
+
 describe('atomic writes', () => {
-  it('writes a hidden temp file beside the target, and replaces the file with it in one step', () =>
+  it('names temp files hidden, beside the target, and never twice the same', () => {
+    const a = hiddenName('/x/TASK-1-a.md', 'tmp');
+    assert.equal(join(a, '..'), '/x');
+    assert.ok(isTempName(basename(a)), `${basename(a)} is hidden from the watcher`);
+    assert.notEqual(a, hiddenName('/x/TASK-1-a.md', 'tmp'));
+  });
+
+  it('replaces the file with a temp file in one step', () =>
     withDir(async (dir) => {
       const path = join(dir, 'TASK-1-a.md');
       writeFileSync(path, 'one');
-      const tmp = await writeTemp(path, 'two');
-      assert.ok(isTempName(basename(tmp)), `${basename(tmp)} is hidden from the watcher`);
+      const tmp = temp(path, 'two');
       assert.equal(readFileSync(path, 'utf8'), 'one', 'nothing visible changes before the install');
       assert.equal(installTemp(tmp, path, 'replace'), true);
       assert.equal(readFileSync(path, 'utf8'), 'two');
@@ -36,21 +48,22 @@ describe('atomic writes', () => {
   it('creates only when the name is free, never overwriting, and leaves a refused temp to the caller', () =>
     withDir(async (dir) => {
       const path = join(dir, 'TASK-2-b.md');
-      assert.equal(installTemp(await writeTemp(path, 'first'), path, 'create'), true);
+      assert.equal(installTemp(temp(path, 'first'), path, 'create'), true);
       assert.deepEqual(readdirSync(dir), ['TASK-2-b.md']);
-      const second = await writeTemp(path, 'second');
+      const second = temp(path, 'second');
       assert.equal(installTemp(second, path, 'create'), false);
       assert.equal(readFileSync(path, 'utf8'), 'first');
       removeTemp(second);
       assert.deepEqual(readdirSync(dir), ['TASK-2-b.md']);
     }));
 
-  it('syncs the directory for every caller, concurrent ones included', () =>
+  it('drops the hidden name of an old file off the main thread', () =>
     withDir(async (dir) => {
-      const syncer = dirSyncer(dir);
-      await Promise.all(Array.from({ length: 20 }, () => syncer.sync()));
-      await syncer.sync();
-      // A directory that cannot be opened is not fatal (best effort), and never leaves a caller waiting.
-      await dirSyncer(join(dir, 'missing')).sync();
+      const held = hiddenName(join(dir, 'TASK-3-c.md'), 'old');
+      writeFileSync(held, 'old');
+      releaseOld(held);
+      releaseOld(null);
+      for (let i = 0; i < 100 && existsSync(held); i++) await new Promise((r) => setTimeout(r, 10));
+      assert.equal(existsSync(held), false);
     }));
 });

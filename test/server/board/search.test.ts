@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { api, openHub, removeRepo, type TestHub } from './helpers.ts';
+import { listMigrations, openDatabase } from '../../../server/db/open.ts';
+import { api, openHub, removeRepo, type TestHub, tempRepo } from './helpers.ts';
 
 describe('search', () => {
   let hub: TestHub;
@@ -68,5 +69,53 @@ describe('search', () => {
     await hub.board.edit('TASK-3', { title: 'Cursor paging for the watcher view' }, {}, api);
     assert.equal(hub.board.search('watcher').results.length, 3);
     assert.equal(hub.board.search('work log').results.length, 0, 'section headings are not content');
+  });
+});
+
+describe('search on a board indexed before the prefix index (migration 9)', () => {
+  it('finds tasks by a one- or two-character last word once the hub has migrated', async () => {
+    const repo = tempRepo();
+    try {
+      const first = openHub({ repo });
+      await first.board.create({ title: 'Load task 3-31' }, api);
+      await first.board.create({ title: 'Load task 4-41', outcome: 'Step 35 went well.' }, api);
+      const dbPath = first.dbPath;
+      first.close();
+      // The database as the migrations before 9 left it: the index without prefixes, built from the rows.
+      const db = openDatabase(dbPath, { migrate: false });
+      db.exec('DROP TABLE tasks_fts');
+      db.exec(
+        listMigrations()
+          .find((m) => m.version === 2)!
+          .sql.match(/CREATE VIRTUAL TABLE tasks_fts[^;]*;/)![0],
+      );
+      db.exec("INSERT INTO tasks_fts (tasks_fts) VALUES ('rebuild')");
+      db.exec('DELETE FROM schema_migrations WHERE version >= 9');
+      assert.doesNotMatch(
+        String(db.prepare("SELECT sql FROM sqlite_master WHERE name = 'tasks_fts'").pluck().get()),
+        /prefix/,
+      );
+      db.close();
+
+      const hub = openHub({ repo });
+      try {
+        assert.match(
+          String(hub.db.prepare("SELECT sql FROM sqlite_master WHERE name = 'tasks_fts'").pluck().get()),
+          /prefix = '1 2'/,
+        );
+        const ids = (q: string) => hub.board.search(q).results.map((r) => r.id);
+        assert.deepEqual(ids('load 3'), ['TASK-1', 'TASK-2'], 'TASK-2 by "35" in its body');
+        assert.deepEqual(ids('load 31'), ['TASK-1']);
+        assert.deepEqual(ids('task 4'), ['TASK-2']);
+        assert.deepEqual(ids('load 5'), []);
+        // Later writes keep the new index in step through the triggers.
+        await hub.board.create({ title: 'Load task 5-51' }, api);
+        assert.deepEqual(ids('load 5'), ['TASK-3']);
+      } finally {
+        hub.close();
+      }
+    } finally {
+      removeRepo(repo);
+    }
   });
 });
