@@ -437,8 +437,9 @@ export function createBoardService(options: BoardServiceOptions) {
    *
    * The second run happens as soon as the main thread sees the temp file durable, at the end of the same
    * turn of the event loop on a busy hub (see file-writer.ts). The directory is then fsynced (shared
-   * with the writers of that moment) and only then are the events published and the call answered. `key` queues changes to one task behind each other in this process, so they
-   * rarely need a second try; correctness does not depend on it.
+   * with the writers of that moment) and only then are the events published and the call answered.
+   * `key` queues changes to one task behind each other in this process, so they rarely need a second
+   * try; correctness does not depend on it.
    */
   async function durableChange<T>(key: string | null, step: () => Step<T>): Promise<T> {
     const run = async (): Promise<T> => {
