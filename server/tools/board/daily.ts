@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { daily, readFlows } from '../../board/flow.ts';
+import { ToolError } from '../../errors.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../errors.ts';
 import { boardOf } from './schemas.ts';
 
 /** A date (`2026-11-02`) or a time with its offset (`2026-11-02T09:00:00Z`). */

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
 import { readFlows, retro } from '../../board/flow.ts';
+import { ToolError } from '../../errors.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../errors.ts';
 import { InstantSchema, instant } from './daily.ts';
 import { boardOf } from './schemas.ts';
 

@@ -4,6 +4,7 @@
 // its reasons. The two tools differ only in which diff they ask git for.
 import { type Static, Type } from '@sinclair/typebox';
 import { isFinished } from '../../board/model.ts';
+import { ToolError } from '../../errors.ts';
 import type { FileDiff } from '../../git/diff.ts';
 import { GitError } from '../../git/run.ts';
 import type { DiffResult } from '../../git/service.ts';
@@ -12,7 +13,6 @@ import type { NodeRow } from '../../graph/queries/store.ts';
 import { type Reached, walk } from '../../graph/queries/traverse.ts';
 import { testSubject } from '../../graph/resolve.ts';
 import type { ToolContext } from '../context.ts';
-import { ToolError } from '../errors.ts';
 import { completenessOf, type GraphCall, quoteInput } from './common.ts';
 import { type Impacted, ImpactedSchema, impactedOut, tierOf } from './impact.ts';
 

@@ -1,8 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import { REF_PATTERN } from '../../git/run.ts';
 import type { DiffResult } from '../../git/service.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../errors.ts';
 import { ChangeReportFields, changeReport, gitToolError } from './change-report.ts';
 import { graphCall, TOOL_READ_ONLY } from './common.ts';
 
