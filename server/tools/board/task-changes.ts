@@ -24,7 +24,7 @@ export const taskChangesTool = defineTool({
         Type.Integer({ minimum: 1, maximum: 5, description: 'hops of consumers (default 2)' }),
       ),
       limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 2000, description: 'entries per list (default 200)' }),
+        Type.Integer({ minimum: 1, maximum: 500, description: 'entries per list (default 200)' }),
       ),
     },
     { additionalProperties: false },
