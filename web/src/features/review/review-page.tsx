@@ -229,14 +229,14 @@ export default function ReviewPage() {
     <Page
       title="Review"
       actions={
-        <div className="segmented" role="group" aria-label="Diff layout">
+        <fieldset className="segmented" aria-label="Diff layout">
           <button type="button" aria-pressed={layout === 'unified'} onClick={() => setLayout('unified')}>
             Unified
           </button>
           <button type="button" aria-pressed={layout === 'split'} onClick={() => setLayout('split')}>
             Side by side
           </button>
-        </div>
+        </fieldset>
       }
     >
       <SourceForm key={key} source={source} />
