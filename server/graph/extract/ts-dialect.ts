@@ -90,17 +90,19 @@ function openingAngle(text: string, close: number): number {
 }
 
 /** Rewrites the modern syntax found in `text` (TypeScript or JavaScript; `dts` for declaration files). */
-export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: boolean } = {}): DialectRewrite {
+export function rewriteModernSyntax(
+  text: string,
+  opts: { dts?: boolean; ts?: boolean } = {},
+): DialectRewrite {
   const edits = new Edits(text);
   const applied = new Set<string>();
   const importTypes = new Map<string, string>();
   const defaultNames = new Set<number>();
-  let m: RegExpExecArray | null;
 
   // Variance annotations: `<in out T`, `, out A = never`, `<const in T`.
   const variance =
     /([<,](?:\s|\/\*(?:[^*]|\*(?!\/))*\*\/|\/\/[^\n]*\n)*(?:const\s+)?)(in\s+out|in|out)(\s+)(?=[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))/g;
-  while ((m = variance.exec(text))) {
+  for (const m of text.matchAll(variance)) {
     const at = m.index + m[1]!.length;
     edits.blank(at, at + m[2]!.length);
     applied.add('variance annotation');
@@ -108,7 +110,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
 
   // `export type * from` / `export type * as ns from`: a type-only re-export of everything.
   const typeStar = /\bexport(\s+)type(?=\s*\*)/g;
-  while ((m = typeStar.exec(text))) {
+  for (const m of text.matchAll(typeStar)) {
     const at = m.index + 6 + m[1]!.length;
     edits.blank(at, at + 4);
     applied.add('export type *');
@@ -116,7 +118,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
 
   // Import attributes on `export … from '…' with { … }` (the grammar takes them on imports only).
   const exportAttrs = /\bfrom\s*(['"])[^'"\n]*\1(\s*)((?:with|assert)\s*\{[^}]*\})/g;
-  while ((m = exportAttrs.exec(text))) {
+  for (const m of text.matchAll(exportAttrs)) {
     const at = m.index + m[0].length - m[3]!.length;
     edits.blank(at, at + m[3]!.length);
     applied.add('export attributes');
@@ -124,7 +126,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
 
   // `import("m").T` as a type: an identifier of the same length that stands for the module.
   const importType = /\bimport([ \t]*\([ \t]*)(['"])([^'"\n]+)\2([ \t]*\))/g;
-  while ((m = importType.exec(text))) {
+  for (const m of text.matchAll(importType)) {
     const before = text.slice(Math.max(0, m.index - 40), m.index).trimEnd();
     if (/\btypeof$/.test(before)) continue;
     const prev = before[before.length - 1];
@@ -132,8 +134,16 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
     // Only in a type: after an annotation colon, a type operator or a type list, and used as a
     // namespace (`.T`) or a whole type; `await import("m")` and `import("m").then(…)` stay calls.
     const typeContext =
-      (prev === ':' || prev === '<' || prev === '>' || prev === '|' || prev === '&' || prev === ',' || prev === '=' ||
-        prev === '(' || prev === '[' || /\b(?:extends|keyof|is)$/.test(before)) &&
+      (prev === ':' ||
+        prev === '<' ||
+        prev === '>' ||
+        prev === '|' ||
+        prev === '&' ||
+        prev === ',' ||
+        prev === '=' ||
+        prev === '(' ||
+        prev === '[' ||
+        /\b(?:extends|keyof|is)$/.test(before)) &&
       !/\b(?:await|return|yield)$/.test(before);
     // …and followed by what follows a type: a member, an index, type arguments, a list's end or a
     // union; `{ fs: import("node:fs") }` and `import("m").then(…)` are values.
@@ -155,7 +165,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
 
   // `keyof readonly T[]` in a mapped type.
   const keyofReadonly = /\bkeyof(\s+)readonly\b/g;
-  while ((m = keyofReadonly.exec(text))) {
+  for (const m of text.matchAll(keyofReadonly)) {
     const at = m.index + 5 + m[1]!.length;
     edits.blank(at, at + 8);
     applied.add('keyof readonly');
@@ -163,9 +173,11 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
 
   // `using x = …` / `await using x = …` (also in `for (… of …)`): declared like `const`.
   const usingDecl = /\busing[ \t]+(?=[A-Za-z_$][\w$]*[ \t]*(?:=|of\b|:))/g;
-  while ((m = usingDecl.exec(text))) {
+  for (const m of text.matchAll(usingDecl)) {
     // At the start of a statement or of a `for (`, after an optional `await`.
-    const head = /(?:^|[;{}(\n])[ \t]*((?:await[ \t]+)?)$/.exec(text.slice(Math.max(0, m.index - 40), m.index));
+    const head = /(?:^|[;{}(\n])[ \t]*((?:await[ \t]+)?)$/.exec(
+      text.slice(Math.max(0, m.index - 40), m.index),
+    );
     if (!head) continue;
     edits.blank(m.index - head[1]!.length, m.index);
     edits.put(m.index, 'const');
@@ -174,7 +186,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
 
   // `accessor x = …` class fields (decorator auto-accessors): a plain field.
   const accessor = /(^|[;{}\s)])accessor([ \t]+)(?=[#A-Za-z_$[])/g;
-  while ((m = accessor.exec(text))) {
+  for (const m of text.matchAll(accessor)) {
     const at = m.index + m[1]!.length;
     // `accessor` is a field name in `accessor = 1` or `accessor(): T`, never followed by a name.
     edits.blank(at, at + 8);
@@ -186,7 +198,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
   // graph needs the call, not its type arguments.
   // Tagged templates: from each `>` that touches a backtick, back to its `<`.
   const tagged = />`/g;
-  while ((m = tagged.exec(text))) {
+  for (const m of text.matchAll(tagged)) {
     const open = openingAngle(text, m.index);
     if (open > 0 && /[\w$)\]]/.test(text[open - 1]!)) {
       edits.blank(open, m.index + 1);
@@ -194,13 +206,15 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
     }
   }
   const genericArg = /[\w$)\]](<)<\s*(?:[A-Za-z_$][\w$]*\s*(?:extends\b|[,>])|\()/g;
-  while ((m = genericArg.exec(text))) {
+  let skipTo = 0;
+  for (const m of text.matchAll(genericArg)) {
     const open = m.index + 1;
+    if (open < skipTo) continue;
     const close = closingAngle(text, open);
     if (close !== -1 && text[close] === '(') {
       edits.blank(open, close);
       applied.add('generic function type argument');
-      genericArg.lastIndex = close;
+      skipTo = close;
     }
   }
 
@@ -213,7 +227,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
     // can be split two ways (that backtracks exponentially on a file that does not match).
     const callSig =
       /([\w$>)\]}])((?:[ \t]*(?:\/\/[^\n]*|\/\*(?:[^*]|\*(?!\/))*\*\/[ \t]*)?\r?\n)+[ \t]*)[ \t](?=<\s*(?:const\s+)?[A-Za-z_$][\w$]*\s*(?:,|extends\b|>\s*\(|=)|in\s*\??:)/g;
-    while ((m = callSig.exec(text))) {
+    for (const m of text.matchAll(callSig)) {
       if (m[1] === '>' && text[m.index - 1] === '=') continue;
       edits.put(m.index + m[0].length - 1, ';');
       applied.add('member on its own line');
@@ -224,7 +238,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
   // the grammar takes it on one line only. The pattern becomes a plain name; the names in it are not
   // symbols.
   const destructured = /(\(\s*)\{([\w$\s,]*)\}(?=\s*:)/g;
-  while ((m = destructured.exec(text))) {
+  for (const m of text.matchAll(destructured)) {
     if (!m[2]!.includes('\n')) continue;
     const at = m.index + m[1]!.length;
     edits.blank(at, at + m[2]!.length + 2);
@@ -236,7 +250,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
   // is a value: declared, or followed by what follows a value, never by a type.
   if (/\b(?:let|const|var)\s+as\b/.test(text)) {
     const asName = /(?<![\w$.])as\b(?=[.[]|\s*[,;)\]=}]|\s*$)|(?<=\b(?:let|const|var)\s+)as\b/g;
-    while ((m = asName.exec(text))) {
+    for (const m of text.matchAll(asName)) {
       edits.put(m.index, 'a$');
       applied.add('variable named as');
     }
@@ -244,7 +258,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
 
   // Escaped backticks in a template literal type (\`Missing \\\`Self\\\`\`): blanked with their backslash.
   const escapedTick = /(?<!\\)((?:\\\\)*)\\`/g;
-  while ((m = escapedTick.exec(text))) {
+  for (const m of text.matchAll(escapedTick)) {
     const at = m.index + m[1]!.length;
     edits.blank(at, at + 2);
     applied.add('escaped backtick');
@@ -253,7 +267,7 @@ export function rewriteModernSyntax(text: string, opts: { dts?: boolean; ts?: bo
   // `export default function (…): T;`, an anonymous signature (declaration files): `export function _(`.
   if (opts.dts) {
     const anonDefault = /\bexport([ \t]+)default([ \t]+)function([ \t]*)\(/g;
-    while ((m = anonDefault.exec(text))) {
+    for (const m of text.matchAll(anonDefault)) {
       const open = m.index + m[0].length - 1;
       const start = m.index + 6;
       edits.blank(start, open);

@@ -12,7 +12,12 @@ const CLASS_DECLS = new Set(['class_declaration', 'abstract_class_declaration', 
  * `tree` may be the tree of `dialect.text`, the file with syntax newer than the grammar rewritten in
  * place (ts-dialect.ts): offsets are the same, so signatures are cut from the original `text`.
  */
-export function extractTypeScript(path: string, text: string, tree: Tree, dialect?: DialectRewrite): Extraction {
+export function extractTypeScript(
+  path: string,
+  text: string,
+  tree: Tree,
+  dialect?: DialectRewrite,
+): Extraction {
   const b = new Builder(path, text);
   const root = tree.rootNode;
   for (const [local, module] of dialect?.importTypes ?? []) {
@@ -354,11 +359,14 @@ export function extractTypeScript(path: string, text: string, tree: Tree, dialec
         const nameNode = n.childForFieldName('name');
         const body = n.childForFieldName('body');
         if (!nameNode) break;
-        const name = unquote(nameNode.text);
+        const label = unquote(nameNode.text);
+        // `declare module '../tools/context.ts' { … }` augments a file of this repository: named by
+        // that file's path, since a uid never holds `..` (the doctor's malformed_uid_path).
+        const name = nameNode.type === 'string' && label.startsWith('.') ? repoPath(path, label) : label;
         const mod = b.symbol('module', prefix + name, n, {
           parent,
           signature: signatureOf(n, body, text),
-          label: name,
+          label,
         });
         for (const c of body?.namedChildren ?? []) if (c) statement(c, `${prefix}${name}.`, mod.uid);
         break;
@@ -478,6 +486,16 @@ function stringArg(call: Node): string | undefined {
   const first = args?.namedChildren[0];
   if (first?.type !== 'string') return undefined;
   return unquote(first.text);
+}
+
+/** A relative specifier written in `from` as a repository path: `server/a/x.ts` + `../b.ts` → `server/b.ts`. */
+function repoPath(from: string, spec: string): string {
+  const parts = from.split('/').slice(0, -1);
+  for (const seg of spec.split('/')) {
+    if (seg === '..') parts.pop();
+    else if (seg !== '.' && seg !== '') parts.push(seg);
+  }
+  return parts.join('/');
 }
 
 export function unquote(s: string): string {
