@@ -3766,6 +3766,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description candidates in all (the equally good ones when ambiguous); results lists `limit` of them, cos_graph_search pages the rest */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -3836,8 +3838,10 @@ export interface operations {
                 depth?: number;
                 /** @description only these edge types */
                 edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
-                /** @description neighbours listed per edge type (default 25) */
+                /** @description neighbours listed per edge type and direction (default 25) */
                 per_type?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
                 /** @description add the node's source lines (default false) */
                 include_source?: boolean;
                 /** @description cap on the excerpt (default 200) */
@@ -3886,6 +3890,17 @@ export interface operations {
                                     in: number;
                                 };
                             };
+                            /** @description each edge type and direction that per_type cut: how many are listed of how many; call again with offset = meta.next_offset for the next ones (cos_graph_references pages the incoming ones too) */
+                            omitted: {
+                                edge_type: string;
+                                direction: "out" | "in";
+                                /** @description neighbours of this type and direction in edges_by_type */
+                                listed: number;
+                                /** @description all of them (edge_counts) */
+                                total: number;
+                                /** @description the listed ones are entries from … from + listed - 1 of total */
+                                from: number;
+                            }[];
                             source?: {
                                 file_path: string;
                                 start_line: number;
@@ -3925,6 +3940,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4060,6 +4077,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4240,6 +4259,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4387,6 +4408,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4536,6 +4559,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4604,6 +4629,8 @@ export interface operations {
                 node: string;
                 /** @description page size (default 15) */
                 limit?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
             };
             header?: never;
             path?: never;
@@ -4641,6 +4668,8 @@ export interface operations {
                                 shared_callees: number;
                                 reasons: string[];
                             }[];
+                            /** @description symbols scored; meta.next_offset pages them */
+                            total_count: number;
                         } | {
                             /** @enum {boolean} */
                             ambiguous: true;
@@ -4659,6 +4688,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4856,6 +4887,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -5437,6 +5470,16 @@ export interface operations {
                                 };
                             };
                             files_with_parse_errors: number;
+                            /** @description the first 20 files that did not parse cleanly, by path; files_with_parse_errors is the total, cos_graph_doctor {"sample_size": 100} lists more */
+                            parse_failures: {
+                                path: string;
+                                language: string;
+                                /** @description the first error's line */
+                                line: number | null;
+                                column: number | null;
+                                /** @description unexpected "…" or missing "…" */
+                                kind: string;
+                            }[];
                             calls: {
                                 total: number;
                                 /** @description resolved to a symbol of the repository */
