@@ -4,7 +4,7 @@ import type { DiffResult, GitService } from '../../git/service.ts';
 import type { LinkedCommit } from '../../git/task-links.ts';
 import { defineTool } from '../define.ts';
 import { ChangeReportFields, changeReport, gitToolError } from '../graph/change-report.ts';
-import { graphCall } from '../graph/common.ts';
+import { graphCall, OffsetInput } from '../graph/common.ts';
 import { RefInput } from '../graph/detect-changes.ts';
 import { CommitSchema, commitOut, resolveTaskToken } from './commits.ts';
 import { boardOf, TaskIdSchema } from './schemas.ts';
@@ -26,6 +26,7 @@ export const taskChangesTool = defineTool({
       limit: Type.Optional(
         Type.Integer({ minimum: 1, maximum: 500, description: 'entries per list (default 200)' }),
       ),
+      offset: OffsetInput,
     },
     { additionalProperties: false },
   ),
@@ -111,6 +112,7 @@ export const taskChangesTool = defineTool({
     const report = changeReport(ctx, call, diff, {
       depth: input.depth ?? 2,
       limit: input.limit ?? 200,
+      offset: input.offset ?? 0,
       hunks: true,
       ...(approximate ? { approximate } : {}),
     });

@@ -2557,6 +2557,8 @@ export interface operations {
                 depth?: number;
                 /** @description entries per list (default 200) */
                 limit?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
             };
             header?: never;
             path: {
@@ -2624,9 +2626,12 @@ export interface operations {
                                     start_line: number | null;
                                     /** @description the change touched the file outside any symbol */
                                     file_level: boolean;
-                                    /** @description uids of direct dependents that break with it */
+                                    /** @description uids of direct dependents that break with it (the first 25; will_break_count has them all, cos_graph_impact on the uid lists the rest) */
                                     will_break: string[];
+                                    will_break_count: number;
+                                    /** @description the first 25; should_review_count has them all */
                                     should_review: string[];
+                                    should_review_count: number;
                                     /** @description all dependents first reached from this symbol */
                                     dependents: number;
                                     /** @description test files covering it */
@@ -2653,8 +2658,10 @@ export interface operations {
                                 })[];
                                 tests: {
                                     path: string;
-                                    /** @description changed symbols it covers */
+                                    /** @description changed symbols it covers (the first 25) */
                                     covers: string[];
+                                    /** @description all the changed symbols it covers */
+                                    covers_count: number;
                                 }[];
                                 tasks: {
                                     id: string;
@@ -2663,6 +2670,7 @@ export interface operations {
                                     matched: string[];
                                 }[];
                             };
+                            /** @description the whole of each list; each list holds at most `limit` of them from `offset`, and meta.next_offset pages on while any list has more */
                             summary: {
                                 files: number;
                                 symbols: number;
@@ -4961,6 +4969,8 @@ export interface operations {
                 depth?: number;
                 /** @description entries per list (default 200) */
                 limit?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
                 /** @description include each file's hunks (default false) */
                 hunks?: boolean;
             };
@@ -5013,9 +5023,12 @@ export interface operations {
                                     start_line: number | null;
                                     /** @description the change touched the file outside any symbol */
                                     file_level: boolean;
-                                    /** @description uids of direct dependents that break with it */
+                                    /** @description uids of direct dependents that break with it (the first 25; will_break_count has them all, cos_graph_impact on the uid lists the rest) */
                                     will_break: string[];
+                                    will_break_count: number;
+                                    /** @description the first 25; should_review_count has them all */
                                     should_review: string[];
+                                    should_review_count: number;
                                     /** @description all dependents first reached from this symbol */
                                     dependents: number;
                                     /** @description test files covering it */
@@ -5042,8 +5055,10 @@ export interface operations {
                                 })[];
                                 tests: {
                                     path: string;
-                                    /** @description changed symbols it covers */
+                                    /** @description changed symbols it covers (the first 25) */
                                     covers: string[];
+                                    /** @description all the changed symbols it covers */
+                                    covers_count: number;
                                 }[];
                                 tasks: {
                                     id: string;
@@ -5052,6 +5067,7 @@ export interface operations {
                                     matched: string[];
                                 }[];
                             };
+                            /** @description the whole of each list; each list holds at most `limit` of them from `offset`, and meta.next_offset pages on while any list has more */
                             summary: {
                                 files: number;
                                 symbols: number;
