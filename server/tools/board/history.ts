@@ -1,7 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { LinkedCommit } from '../../git/task-links.ts';
 import { defineTool } from '../define.ts';
-import { gitToolError } from '../graph/change-report.ts';
+import { GitError } from '../../git/run.ts';
 import { commitOut, resolveTaskToken } from './commits.ts';
 import { boardOf, itemsWithinBudget, LimitSchema, stringEnum, TaskIdSchema } from './schemas.ts';
 
@@ -51,14 +51,17 @@ export const taskHistoryTool = defineTool({
     const board = boardOf(ctx);
     const found = board.history(input.id, input);
     const history: { task_id: string; events: HistoryEvent[]; next_after_seq: number | null } = found;
+    let gitNote: Record<string, string> = {};
     if (input.include_commits) {
-      let commits: LinkedCommit[];
+      let commits: LinkedCommit[] = [];
       try {
-        commits = (
-          await ctx.services.git.taskCommits(history.task_id, resolveTaskToken, { signal: ctx.signal })
-        ).commits;
+        const git = (ctx.services as Partial<typeof ctx.services>).git;
+        if (!git) throw new GitError('missing', 'this hub reads no git repository');
+        commits = (await git.taskCommits(history.task_id, resolveTaskToken, { signal: ctx.signal })).commits;
       } catch (err) {
-        gitToolError(ctx, 'cos_task_history', err, []);
+        // The board's own history stands without git (no repository, no git, a slow one): say why.
+        if (!(err instanceof GitError)) throw err;
+        gitNote = { commits_unavailable: err.reason === 'failed' ? 'git failed to read the history' : err.message };
       }
       history.events = withCommits(history.events, commits, {
         after: input.after_seq ?? 0,
@@ -68,13 +71,13 @@ export const taskHistoryTool = defineTool({
       });
     }
     const keep = itemsWithinBudget(ctx, history.events, { ...history, events: [] });
-    if (keep === history.events.length) return history;
+    if (keep === history.events.length) return { ...history, meta: gitNote };
     const events = history.events.slice(0, keep);
     return {
       ...history,
       events,
       next_after_seq: events[events.length - 1]?.seq ?? null,
-      meta: { events_held_back: history.events.length - keep },
+      meta: { ...gitNote, events_held_back: history.events.length - keep },
     };
   },
 });

@@ -191,3 +191,9 @@ test('the spread of an even count is the mean of the middle two; p85 is the near
     p85_hours: 17,
   });
 });
+
+test('history with include_commits outside a git repository keeps the board events and says why', async () => {
+  const h = await data('cos_task_history', { id: 'TASK-2', include_commits: true });
+  assert.ok(h.events.length > 0 && h.events.every((e: Any) => e.type !== 'commit'));
+  assert.match(h.meta.commits_unavailable, /git/);
+});
