@@ -86,7 +86,7 @@ export function createBoardService(options: BoardServiceOptions) {
     linkedCommits: options.linkedCommits,
     gateSettings: () => settings().gates,
   });
-  const claims = createClaims({ store, dir, writes, reconciler, transitions });
+  const claims = createClaims({ store, dir, writes, reconciler, transitions, quality });
   const reads = createReads({ repo: config.repo, store, dir, settings, writes, reconciler, wip, parseTask });
 
   return {

@@ -68,12 +68,19 @@ describe('quality gates', () => {
       (await hub.board.move(ready.task.id, 'in_progress', {}, agent('a2'))).new_status,
       'in_progress',
     );
-    // A claim is a move to in_progress: the same gate holds.
-    const claimable = await hub.board.create({ title: 'queued', ready: true }, api);
-    await assert.rejects(
-      hub.board.claimNext(agent('a3')),
-      refused(new RegExp(`${claimable.task.id} cannot enter in_progress`)),
+    // A claim is a move to in_progress: claim-next passes over a queued task the gate holds back (one
+    // under-specified task must not stop the queue) and names it when nothing else is left.
+    const unready = await hub.board.create({ title: 'queued', ready: true, priority: 'P0' }, api);
+    const specified = await hub.board.create(
+      { title: 'specified', ready: true, priority: 'P3', outcome: 'Done.', acceptance: 'It is.' },
+      api,
     );
+    const first = await hub.board.claimNext(agent('a3'));
+    assert.equal(first.task?.id, specified.task.id);
+    const second = await hub.board.claimNext(agent('a4'));
+    assert.equal(second.claimed, false);
+    assert.match(second.message, new RegExp(`definition of ready .*${unready.task.id} lack`));
+    assert.equal(hub.board.show(unready.task.id).status, 'icebox');
   });
 
   it('definition of done: complete needs a Work Log entry made since the claim, move lines aside', async () => {
