@@ -1,6 +1,7 @@
 // The JSON text of outgoing JSON-RPC messages. A tools/call result carries its envelope twice
 // (structuredContent and the text content); when the envelope's JSON is already known (ok() measured
-// it), the answer is spliced from that text instead of serialising the envelope again, twice.
+// it), the answer is spliced from that text instead of serialising the envelope again, twice. A result
+// whose JSON is kept ready (tools/list, see listing.ts) is written as it is.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../shared/envelope/index.ts';
 
@@ -47,6 +48,22 @@ interface Splice {
 const HEAD = '{"result":{"content":[{"type":"text","text":';
 const MIDDLE = '}],"structuredContent":';
 
+/** The JSON text of a result kept ready, riding on the result object that stands for it. */
+const RESULT_JSON = Symbol('cos.resultJson');
+
+/** A result to send as this JSON text, byte for byte (it must be the JSON of an object). */
+export function readyResult(json: string): Record<string, unknown> {
+  return { [RESULT_JSON]: json };
+}
+
+/** The message's JSON when its result is kept ready, else undefined. */
+function readyJson(message: unknown): string | undefined {
+  const m = message as { jsonrpc?: unknown; id?: unknown; result?: { [RESULT_JSON]?: string } };
+  const json = m.result?.[RESULT_JSON];
+  if (json === undefined) return undefined;
+  return `{"result":${json},"jsonrpc":${JSON.stringify(m.jsonrpc)},"id":${JSON.stringify(m.id)}}`;
+}
+
 /** The parts of a tools/call answer whose envelope text is known, or undefined for any other message. */
 function spliceOf(message: unknown): Splice | undefined {
   const m = message as { jsonrpc?: unknown; id?: unknown; result?: Spliceable };
@@ -74,7 +91,7 @@ function spliceOf(message: unknown): Splice | undefined {
 /** The JSON of one outgoing message: `JSON.stringify(message)`, spliced for a known envelope. */
 export function messageJson(message: unknown): string {
   const splice = spliceOf(message);
-  if (!splice) return JSON.stringify(message);
+  if (!splice) return readyJson(message) ?? JSON.stringify(message);
   return `${HEAD}${splice.escaped}${MIDDLE}${splice.text}${splice.tail}`;
 }
 
@@ -85,7 +102,7 @@ export function messageJson(message: unknown): string {
  */
 export function messageBody(message: unknown): string | Buffer {
   const splice = spliceOf(message);
-  if (!splice) return JSON.stringify(message);
+  if (!splice) return readyJson(message) ?? JSON.stringify(message);
   const { text, escaped, tail, ascii } = splice;
   // Plain ASCII escapes to plain ASCII: its byte counts are its lengths, and latin1 copies it as it is.
   const encoding = ascii ? 'latin1' : 'utf8';
