@@ -22,7 +22,7 @@ const TYPE_INDEPENDENT = ['enum', 'const', 'anyOf', 'allOf', 'oneOf', 'not', 'if
 /** Keywords whose values are data (or names), never schemas. */
 const NOT_SCHEMAS = new Set(['enum', 'const', 'required', 'default', 'examples']);
 /** Subschemas shorter than this are cheaper written out than referenced. */
-const MIN_SHARED_LENGTH = 48;
+const MIN_SHARED_LENGTH = 32;
 
 const isObject = (v: unknown): v is Json => v !== null && typeof v === 'object' && !Array.isArray(v);
 const onlyKeys = (s: Json, allowed: readonly string[]) => Object.keys(s).every((k) => allowed.includes(k));

@@ -10,8 +10,8 @@
 //   once, in the server's instructions. The outline leaves room for the error envelope because the SDK
 //   client validates structuredContent against outputSchema even when isError is set;
 // - the input schema is written tightly (json-schema.ts);
-// - the annotations leave out the title (the tool has its own) and the hints that mean something only
-//   for tools that write (destructive, idempotent) when the tool only reads.
+// - the annotations leave out the title (the tool has its own), every hint that says what a client
+//   assumes anyway, and those that mean something only for tools that write when the tool only reads.
 import type { Tool } from '@modelcontextprotocol/sdk/types.js';
 import { KindGuard, type TSchema } from '@sinclair/typebox';
 import type { ModuleState } from '../modules.ts';
@@ -36,11 +36,16 @@ export function outputSchemaOf(tool: AnyTool): Tool['outputSchema'] {
   return { type: 'object', required: ['ok'], properties: { data: outline(tool.output) } };
 }
 
+/** What a client assumes of a hint the tool leaves out (MCP 2025-11-25, ToolAnnotations). */
+const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+
 function annotationsOf(tool: AnyTool): Tool['annotations'] {
-  const hints = { ...tool.annotations };
-  if (hints.readOnlyHint) {
-    delete hints.destructiveHint;
-    delete hints.idempotentHint;
+  const hints: Record<string, boolean> = {};
+  for (const [key, value] of Object.entries(tool.annotations ?? {})) {
+    if (value === undefined || value === HINT_DEFAULTS[key as keyof typeof HINT_DEFAULTS]) continue;
+    // Whether a tool destroys or repeats safely means something only for a tool that writes.
+    if (tool.annotations?.readOnlyHint && (key === 'destructiveHint' || key === 'idempotentHint')) continue;
+    hints[key] = value;
   }
   return Object.keys(hints).length > 0 ? hints : undefined;
 }

@@ -23,7 +23,7 @@ export const graphDetectChangesTool = defineTool({
   name: 'cos_graph_detect_changes',
   title: 'What the current changes touch',
   description:
-    'The git working tree against HEAD (staged, unstaged and untracked), or a commit range (`base`, optional `head`), mapped to the changed symbols, their downstream consumers (who depends on them, to `depth` hops, in impact tiers) and the board tasks whose references name those files, with a risk level and its reasons. Reads git only; changes nothing.',
+    "Maps the working tree's changes (or a commit range) to changed symbols, their consumers and the tasks naming those files, with a risk.",
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
@@ -33,8 +33,7 @@ export const graphDetectChangesTool = defineTool({
           minLength: 1,
           maxLength: 200,
           pattern: REF_PATTERN.source,
-          description:
-            'a commit or ref to compare with (or a range a..b); omitted = the working tree against HEAD',
+          description: 'a commit or range a..b; default the working tree against HEAD',
         }),
       ),
       head: Type.Optional(
@@ -42,15 +41,10 @@ export const graphDetectChangesTool = defineTool({
           minLength: 1,
           maxLength: 200,
           pattern: REF_PATTERN.source,
-          description: 'the other end of the range (default: the working tree)',
         }),
       ),
-      depth: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 5, description: 'hops of consumers (default 2)' }),
-      ),
-      limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 2000, description: 'entries per list (default 200)' }),
-      ),
+      depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 2 })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, default: 200 })),
     },
     { additionalProperties: false },
   ),

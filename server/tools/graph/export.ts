@@ -62,30 +62,31 @@ export const graphExportTool = defineTool({
   name: 'cos_graph_export',
   title: 'Export a subgraph',
   description:
-    'A subgraph as JSON `{nodes, edges}`, Mermaid or DOT: containment (the folder/file/symbol tree under a root, default the repo root) or dependencies (imports, calls, inheritance… around a root, or the most connected nodes without one); auto picks containment for folders and the repo, dependencies otherwise. max_nodes ≤ 2000 and max_hops bound it; meta.capped says when max_nodes stopped it.',
+    "A subgraph as JSON, Mermaid or DOT: the containment tree under a root, or dependencies around it. One node's neighbours: cos_graph_context.",
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
       format: Type.Optional(
         Type.Union([Type.Literal('json'), Type.Literal('mermaid'), Type.Literal('dot')], {
-          description: 'default json',
+          default: 'json',
         }),
       ),
-      root: Type.Optional(NodeRefInput('where to start (default the repository root)')),
+      root: Type.Optional(NodeRefInput('default the repository root')),
       mode: Type.Optional(
         Type.Union([Type.Literal('containment'), Type.Literal('dependencies'), Type.Literal('auto')], {
-          description: 'default auto',
+          default: 'auto',
+          description: 'auto: containment for folders, else dependencies',
         }),
       ),
       edge_types: Type.Optional(
         Type.Array(EdgeTypeSchema, {
           maxItems: 12,
-          description: 'dependency edges to follow and show (default: all but contains, links and cites)',
+          description: 'default all but contains, links_to, cites_heading',
         }),
       ),
-      max_nodes: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, description: 'default 500' })),
-      max_hops: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: 'default 3' })),
+      max_nodes: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, default: 500 })),
+      max_hops: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 3 })),
     },
     { additionalProperties: false },
   ),

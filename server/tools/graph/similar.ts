@@ -63,13 +63,10 @@ export const graphSimilarTool = defineTool({
   name: 'cos_graph_similar',
   title: 'Symbols alike by name and shape',
   description:
-    'Symbols like the given one: names sharing words, the same callees, and a similar shape (kind, parameter count, length). Useful to find duplicated logic or the sibling to copy from. Each result says why.',
+    'Symbols like this one by name, callees and shape: duplicated logic, or a sibling to copy from. Each result says why.',
   module: 'graph',
   layer: 'graph',
-  input: Type.Object(
-    { node: NodeRefInput('the symbol'), limit: LimitInput(100, 15) },
-    { additionalProperties: false },
-  ),
+  input: Type.Object({ node: NodeRefInput(), limit: LimitInput(100, 15) }, { additionalProperties: false }),
   output: orAmbiguous(
     Type.Object({
       node: NodeSchema,

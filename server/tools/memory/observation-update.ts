@@ -7,7 +7,7 @@ const p = ObservationRecordInputSchema.properties;
 
 export const ObservationUpdateInputSchema = Type.Object(
   {
-    id: Type.Integer({ minimum: 1, description: 'Observation id' }),
+    id: Type.Integer({ minimum: 1 }),
     title: Type.Optional(p.title),
     narrative: p.narrative,
     facts: p.facts,
@@ -16,7 +16,7 @@ export const ObservationUpdateInputSchema = Type.Object(
     confidence: p.confidence,
     impact: p.impact,
     files: p.files,
-    task_id: Type.Optional(Type.Union([p.task_id, Type.Null()], { description: 'null detaches the task' })),
+    task_id: Type.Optional(Type.Union([p.task_id, Type.Null()], {})),
   },
   { additionalProperties: false },
 );
@@ -25,8 +25,7 @@ export const observationUpdateTool = defineTool({
   name: 'cos_observation_update',
   title: 'Correct an observation',
   description:
-    'Change fields of an observation (omitted fields stay). Use it to raise or lower confidence as evidence ' +
-    'comes in, rather than recording a near-copy.',
+    "Changes an observation's fields (omitted ones stay), e.g. its confidence as evidence comes in, instead of recording a near-copy.",
   module: 'memory',
   layer: 'memory',
   input: ObservationUpdateInputSchema,
