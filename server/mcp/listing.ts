@@ -37,7 +37,12 @@ export function outputSchemaOf(tool: AnyTool): Tool['outputSchema'] {
 }
 
 /** What a client assumes of a hint the tool leaves out (MCP 2025-11-25, ToolAnnotations). */
-const HINT_DEFAULTS = { readOnlyHint: false, destructiveHint: true, idempotentHint: false, openWorldHint: true };
+const HINT_DEFAULTS = {
+  readOnlyHint: false,
+  destructiveHint: true,
+  idempotentHint: false,
+  openWorldHint: true,
+};
 
 function annotationsOf(tool: AnyTool): Tool['annotations'] {
   const hints: Record<string, boolean> = {};
