@@ -20,7 +20,7 @@ async function connect(query: string): Promise<Client> {
   return client;
 }
 
-const mcpNames = catalog.filter((tool) => tool.mcp !== false).map((tool) => tool.name);
+const mcpNames: string[] = catalog.filter((tool) => tool.mcp !== false).map((tool) => tool.name);
 
 describe('tool profiles', () => {
   test('every tool a profile names exists, and every tool is in some profile besides all', () => {

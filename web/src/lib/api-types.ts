@@ -1013,6 +1013,26 @@ export interface paths {
         patch: operations["moduleSet"];
         trace?: never;
     };
+    "/api/settings/mcp-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * MCP tool profiles
+         * @description The tool profiles an MCP client can connect to (/mcp?tools=…): what each is for and the tools it lists now.
+         */
+        get: operations["mcpProfiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/stream/history": {
         parameters: {
             query?: never;
@@ -7026,6 +7046,93 @@ export interface operations {
                         data: {
                             module: components["schemas"]["ModuleInfo"];
                             changed: boolean;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mcpProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            profiles: {
+                                name: "core" | "board" | "graph" | "all";
+                                summary: string;
+                                /** @description the MCP URL path: /mcp, or /mcp?tools=<name> */
+                                path: string;
+                                default: boolean;
+                                /** @description tools it lists now (modules that are off aside) */
+                                tools: string[];
+                            }[];
                         };
                         meta: components["schemas"]["Meta"];
                     };
