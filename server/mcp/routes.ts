@@ -76,6 +76,14 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
     return undefined;
   };
 
-  app.route({ method: ['POST', 'GET', 'DELETE'], url: '/mcp', schema: { hide: true }, handler: handle });
+  app.route({
+    method: ['POST', 'GET', 'DELETE'],
+    url: '/mcp',
+    schema: { hide: true },
+    // The transport writes (and compresses) its own answers: no per-request hooks of the plugin here.
+    compress: false,
+    decompress: false,
+    handler: handle,
+  });
   return sessions;
 }

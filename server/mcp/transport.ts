@@ -15,6 +15,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { COMPRESS_THRESHOLD, compressBody, type Encoding, negotiate } from './compress.ts';
 import { messageBody, messageJson } from './wire.ts';
 
 const MAX_BATCH = 100;
@@ -37,6 +38,8 @@ interface PostStream {
   answers: (JSONRPCMessage | undefined)[];
   /** Requests still unanswered. */
   left: number;
+  /** How the client accepts a JSON answer compressed (Accept-Encoding), if at all. */
+  encoding: Encoding | undefined;
   keepAlive?: NodeJS.Timeout;
 }
 
@@ -60,12 +63,17 @@ function writeJson(
   status: number,
   body: string | Buffer,
   extra: Record<string, string> | undefined,
+  encoding?: Encoding,
 ): void {
-  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'content-length': String(length),
-  };
+  let length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  if (encoding && length >= COMPRESS_THRESHOLD) {
+    body = compressBody(body, encoding);
+    length = body.length;
+    headers['content-encoding'] = encoding;
+    headers.vary = 'accept-encoding';
+  }
+  headers['content-length'] = String(length);
   // Assigned one by one: an object spread here is a runtime call per key, about 1 µs an answer.
   if (extra) for (const key of Object.keys(extra)) headers[key] = extra[key]!;
   res.writeHead(status, headers).end(body);
@@ -182,7 +190,14 @@ export class NodeStreamableTransport implements Transport {
       for (const m of messages) if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
       return;
     }
-    const stream: PostStream = { res, sse, ids, answers: new Array(ids.length), left: ids.length };
+    const stream: PostStream = {
+      res,
+      sse,
+      ids,
+      answers: new Array(ids.length),
+      left: ids.length,
+      encoding: sse ? undefined : negotiate(req.headers['accept-encoding']),
+    };
     for (const id of ids) this.byRequest.set(id, stream);
     if (stream.sse) {
       res.writeHead(
@@ -278,7 +293,13 @@ export class NodeStreamableTransport implements Transport {
     } else {
       const { answers } = stream;
       const text = answers.length === 1 ? messageBody(answers[0]) : `[${answers.map(messageJson).join(',')}]`;
-      writeJson(stream.res, 200, text, this.sessionId ? { 'mcp-session-id': this.sessionId } : undefined);
+      writeJson(
+        stream.res,
+        200,
+        text,
+        this.sessionId ? { 'mcp-session-id': this.sessionId } : undefined,
+        stream.encoding,
+      );
     }
     this.release(stream);
   }
