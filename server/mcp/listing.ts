@@ -19,6 +19,7 @@ import type { AnyTool } from '../tools/define.ts';
 import type { ToolProfile } from '../tools/profiles.ts';
 import type { ToolRegistry } from '../tools/registry.ts';
 import { toMcpJsonSchema } from './json-schema.ts';
+import { readyResult } from './wire.ts';
 
 type Json = Record<string, unknown>;
 
@@ -81,7 +82,7 @@ export function listingOf(tool: AnyTool): Tool {
  * key names the enabled modules, so a change simply asks for another entry (at most 2^modules each).
  */
 export class ToolListings {
-  private readonly cache = new Map<string, string>();
+  private readonly cache = new Map<string, Record<string, unknown>>();
 
   constructor(
     private readonly registry: ToolRegistry,
@@ -93,15 +94,16 @@ export class ToolListings {
     return this.registry.enabled(this.modules).filter((tool) => profile.has(tool));
   }
 
-  json(profile: ToolProfile): string {
+  /** tools/list's result for a profile, kept ready to send (wire.ts: its JSON, and its gzip once asked). */
+  result(profile: ToolProfile): Record<string, unknown> {
     const tools = this.tools(profile);
     const key = `${profile.name}\u0000${tools.map((t) => t.name).join(',')}`;
-    let json = this.cache.get(key);
-    if (json === undefined) {
-      json = JSON.stringify({ tools: tools.map(listingOf) });
-      this.cache.set(key, json);
+    let result = this.cache.get(key);
+    if (result === undefined) {
+      result = readyResult(JSON.stringify({ tools: tools.map(listingOf) }));
+      this.cache.set(key, result);
     }
-    return json;
+    return result;
   }
 }
 

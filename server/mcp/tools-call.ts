@@ -17,7 +17,7 @@ import type { AnyTool } from '../tools/define.ts';
 import { profilesWith, profileUrl, type ToolProfile } from '../tools/profiles.ts';
 import type { ToolListings } from './listing.ts';
 import type { Message, NodeStreamableTransport } from './transport.ts';
-import { readyResult, toCallResult } from './wire.ts';
+import { toCallResult } from './wire.ts';
 
 /** An AbortController made only when a tool asks for its signal: most never do, and one costs µs. */
 class LazyAbort {
@@ -80,7 +80,7 @@ export class ToolCalls {
         this.send({
           jsonrpc: '2.0',
           id,
-          result: readyResult(this.listings.json(this.profile)),
+          result: this.listings.result(this.profile),
         } as JSONRPCMessage);
       } catch (err) {
         this.failed(id, err);

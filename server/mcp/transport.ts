@@ -15,8 +15,8 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
-import { COMPRESS_THRESHOLD, compressBody, type Encoding, negotiate } from './compress.ts';
-import { messageBody, messageJson } from './wire.ts';
+import { accepted, COMPRESS_THRESHOLD, compressBody, type Encoding } from './compress.ts';
+import { messageBody, messageJson, readyGzip } from './wire.ts';
 
 const MAX_BATCH = 100;
 const KEEPALIVE_MS = 15_000;
@@ -38,8 +38,8 @@ interface PostStream {
   answers: (JSONRPCMessage | undefined)[];
   /** Requests still unanswered. */
   left: number;
-  /** How the client accepts a JSON answer compressed (Accept-Encoding), if at all. */
-  encoding: Encoding | undefined;
+  /** The encodings the client accepts a JSON answer in (Accept-Encoding). */
+  encodings: Set<string> | undefined;
   keepAlive?: NodeJS.Timeout;
 }
 
@@ -65,18 +65,35 @@ function writeJson(
   extra: Record<string, string> | undefined,
   encoding?: Encoding,
 ): void {
-  let length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
+  const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
   const headers: Record<string, string> = { 'content-type': 'application/json' };
-  if (encoding && length >= COMPRESS_THRESHOLD) {
-    body = compressBody(body, encoding);
-    length = body.length;
+  headers['content-length'] = String(length);
+  if (encoding) {
     headers['content-encoding'] = encoding;
     headers.vary = 'accept-encoding';
   }
-  headers['content-length'] = String(length);
   // Assigned one by one: an object spread here is a runtime call per key, about 1 µs an answer.
   if (extra) for (const key of Object.keys(extra)) headers[key] = extra[key]!;
   res.writeHead(status, headers).end(body);
+}
+
+/**
+ * A finished POST's body, compressed when it is over the threshold and the client accepts it: an answer
+ * kept ready (tools/list) as gzip from its once-compressed head, any other with brotli or gzip.
+ */
+function encoded(stream: PostStream): [string | Buffer, Encoding | undefined] {
+  const { answers, encodings } = stream;
+  const single = answers.length === 1 ? answers[0] : undefined;
+  if (single !== undefined && encodings?.has('gzip')) {
+    const ready = readyGzip(single);
+    if (ready) return [ready, 'gzip'];
+  }
+  const body = single !== undefined ? messageBody(single) : `[${answers.map(messageJson).join(',')}]`;
+  const length = typeof body === 'string' ? body.length : body.length;
+  const encoding = encodings?.has('br') ? 'br' : encodings?.has('gzip') ? 'gzip' : undefined;
+  // A string's length in code units is at most its UTF-8 length: a first, cheap look at the threshold.
+  if (!encoding || length < COMPRESS_THRESHOLD) return [body, undefined];
+  return [compressBody(body, encoding), encoding];
 }
 
 function wantsProgress(m: Message): boolean {
@@ -196,7 +213,7 @@ export class NodeStreamableTransport implements Transport {
       ids,
       answers: new Array(ids.length),
       left: ids.length,
-      encoding: sse ? undefined : negotiate(req.headers['accept-encoding']),
+      encodings: sse ? undefined : accepted(req.headers['accept-encoding']),
     };
     for (const id of ids) this.byRequest.set(id, stream);
     if (stream.sse) {
@@ -291,14 +308,13 @@ export class NodeStreamableTransport implements Transport {
     if (stream.sse) {
       stream.res.end();
     } else {
-      const { answers } = stream;
-      const text = answers.length === 1 ? messageBody(answers[0]) : `[${answers.map(messageJson).join(',')}]`;
+      const [body, encoding] = encoded(stream);
       writeJson(
         stream.res,
         200,
-        text,
+        body,
         this.sessionId ? { 'mcp-session-id': this.sessionId } : undefined,
-        stream.encoding,
+        encoding,
       );
     }
     this.release(stream);

@@ -4,6 +4,7 @@
 // whose JSON is kept ready (tools/list, see listing.ts) is written as it is.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../shared/envelope/index.ts';
+import { GzipHead } from './compress.ts';
 
 /** The envelope's JSON text, riding on a tools/call result (JSON.stringify skips symbol keys). */
 const ENVELOPE_TEXT = Symbol('cos.envelopeText');
@@ -48,20 +49,44 @@ interface Splice {
 const HEAD = '{"result":{"content":[{"type":"text","text":';
 const MIDDLE = '}],"structuredContent":';
 
-/** The JSON text of a result kept ready, riding on the result object that stands for it. */
-const RESULT_JSON = Symbol('cos.resultJson');
+/** A result kept ready: its JSON text, and the gzip of the answers made of it once one is asked for. */
+interface Ready {
+  json: string;
+  gzip?: GzipHead;
+}
+const READY = Symbol('cos.readyResult');
 
-/** A result to send as this JSON text, byte for byte (it must be the JSON of an object). */
+/** A result to send as this JSON text, byte for byte (it must be the JSON of an object). Keep and reuse it. */
 export function readyResult(json: string): Record<string, unknown> {
-  return { [RESULT_JSON]: json };
+  return { [READY]: { json } satisfies Ready };
+}
+
+function readyOf(message: unknown): Ready | undefined {
+  return (message as { result?: { [READY]?: Ready } }).result?.[READY];
+}
+
+/** The JSON-RPC answer's text around its result: everything before the id, and the id to the end. */
+function readyParts(message: unknown, ready: Ready): [head: string, tail: string] {
+  const m = message as { jsonrpc?: unknown; id?: unknown };
+  return [`{"result":${ready.json},"jsonrpc":${JSON.stringify(m.jsonrpc)},"id":`, `${JSON.stringify(m.id)}}`];
 }
 
 /** The message's JSON when its result is kept ready, else undefined. */
 function readyJson(message: unknown): string | undefined {
-  const m = message as { jsonrpc?: unknown; id?: unknown; result?: { [RESULT_JSON]?: string } };
-  const json = m.result?.[RESULT_JSON];
-  if (json === undefined) return undefined;
-  return `{"result":${json},"jsonrpc":${JSON.stringify(m.jsonrpc)},"id":${JSON.stringify(m.id)}}`;
+  const ready = readyOf(message);
+  return ready && readyParts(message, ready).join('');
+}
+
+/**
+ * The gzip of an answer whose result is kept ready, with the result compressed only once for all the
+ * answers made of it (see GzipHead); undefined for any other message.
+ */
+export function readyGzip(message: unknown): Buffer | undefined {
+  const ready = readyOf(message);
+  if (!ready) return undefined;
+  const [head, tail] = readyParts(message, ready);
+  ready.gzip ??= new GzipHead(head);
+  return ready.gzip.with(tail);
 }
 
 /** The parts of a tools/call answer whose envelope text is known, or undefined for any other message. */
