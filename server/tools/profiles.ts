@@ -61,7 +61,7 @@ export const PROFILES: Readonly<Record<ProfileName, ToolProfile>> = Object.freez
     summary: 'every code-graph tool',
     has: (tool) => tool.module === 'graph' || always(tool),
   },
-  all: { name: 'all', summary: 'every tool of every enabled module (the default)', has: () => true },
+  all: { name: 'all', summary: 'every tool of every enabled module', has: () => true },
 });
 
 /** The profile a `tools` query value names, or undefined when it names none. */

@@ -31,13 +31,16 @@ export const mcpProfilesTool = defineTool({
     const { catalog } = await import('../catalog.ts');
     const listed = catalog.filter((tool) => tool.mcp !== false && ctx.modules.isEnabled(tool.module));
     return {
-      profiles: PROFILE_NAMES.map((name) => ({
-        name,
-        summary: PROFILES[name].summary,
-        path: profileUrl('/mcp', name),
-        default: name === DEFAULT_PROFILE,
-        tools: listed.filter((tool) => PROFILES[name].has(tool)).map((tool) => tool.name),
-      })),
+      // The default first, then the smaller surfaces.
+      profiles: [DEFAULT_PROFILE, ...PROFILE_NAMES.filter((name) => name !== DEFAULT_PROFILE)].map(
+        (name) => ({
+          name,
+          summary: PROFILES[name].summary,
+          path: profileUrl('/mcp', name),
+          default: name === DEFAULT_PROFILE,
+          tools: listed.filter((tool) => PROFILES[name].has(tool)).map((tool) => tool.name),
+        }),
+      ),
     };
   },
 });

@@ -44,7 +44,7 @@ export function ConnectPanel() {
       ) : null}
       {profiles.length > 0 ? (
         <fieldset className="profiles">
-          <legend>Tool profile: fewer tools, a shorter tool list for the agent to read</legend>
+          <legend>Tool profile: a smaller tool list costs the agent less to read</legend>
           <ul className="profile-list">
             {profiles.map((p) => (
               <li key={p.name} data-profile={p.name}>
