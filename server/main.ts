@@ -2,6 +2,7 @@
 import { parseArgs } from 'node:util';
 import { doctor } from './cli/doctor.ts';
 import { indexCommand } from './cli/index.ts';
+import { loginCommand } from './cli/login.ts';
 import { moduleCommand } from './cli/module.ts';
 import { serve } from './cli/serve.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
@@ -10,6 +11,7 @@ const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-di
        cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
        cos doctor
+       cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
 
 Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
 COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR.`;
@@ -44,6 +46,8 @@ async function main(argv: string[]): Promise<number> {
       return moduleCommand(config, rest);
     case 'doctor':
       return doctor(config);
+    case 'login':
+      return loginCommand(config);
     default:
       console.error(`unknown command "${command}"\n${USAGE}`);
       return 2;
