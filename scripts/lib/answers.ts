@@ -77,6 +77,9 @@ export function writeCorpus(repo: string, size: CorpusSize): CorpusPlan {
   git(repo, 'config', 'user.name', 'bench');
   git(repo, 'add', '-A');
   git(repo, 'commit', '-qm', 'corpus');
+  // A commit that names a task, as agents write them: cos_task_changes has a change to show.
+  appendFileSync(join(repo, plan.changed), '\n// tightened for the task\n');
+  git(repo, 'commit', '-qam', `Tighten ${plan.symbol} (${FIRST_TASK})`);
   appendFileSync(join(repo, plan.changed), '\n// changed in the working tree\n');
   return plan;
 }
@@ -148,6 +151,7 @@ export function defaultCalls(plan: CorpusPlan, ids: CorpusIds): Call[] {
     { tool: 'cos_task_show', args: { id: ids.task } },
     { tool: 'cos_task_search', args: { query: plan.words.tasks } },
     { tool: 'cos_task_history', args: { id: ids.task } },
+    { tool: 'cos_task_changes', args: { id: ids.task } },
     { tool: 'cos_task_dependencies', args: { id: ids.task } },
     { tool: 'cos_task_dependents', args: { id: ids.task } },
     { tool: 'cos_task_ready', args: {} },

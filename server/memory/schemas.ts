@@ -4,6 +4,9 @@ import { type Static, Type } from '@sinclair/typebox';
 import '../tools/formats.ts';
 import { IMPACTS, MEMORY_TYPES } from './store.ts';
 
+/** The type names alone, where cos_observation_record's description of them already reached the agent. */
+export const MemoryTypeNameSchema = Type.Union(MEMORY_TYPES.map((t) => Type.Literal(t)));
+
 export const MemoryTypeSchema = Type.Union(
   MEMORY_TYPES.map((t) => Type.Literal(t)),
   {

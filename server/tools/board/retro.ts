@@ -22,7 +22,7 @@ export const taskRetroTool = defineTool({
   name: 'cos_task_retro',
   title: 'The retro',
   description:
-    'Flow over a window (default 4 weeks): weekly completions, cycle and lead time (median, p85) by kind and swimlane, daily counts per status, hours blocked.',
+    'Flow over weeks (default 4): completions per week, cycle and lead time (median, p85) by kind and swimlane, daily counts per status, hours blocked.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(

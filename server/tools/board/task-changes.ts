@@ -19,7 +19,7 @@ export const taskChangesTool = defineTool({
   input: Type.Object(
     {
       id: TaskIdSchema,
-      base: Type.Optional(RefInput('branch to compare with (default origin/HEAD, main or master)')),
+      base: Type.Optional(RefInput('default origin/HEAD, main or master')),
       depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 2 })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 200 })),
     },

@@ -13,7 +13,7 @@ export const graphDetectChangesTool = defineTool({
   name: 'cos_graph_detect_changes',
   title: 'What the current changes touch',
   description:
-    "Maps the working tree's changes (or a commit range) to changed symbols, their consumers, the tests covering them and the tasks naming those files, with a risk.",
+    "Maps the working tree's changes (or a commit range) to changed symbols, their consumers, covering tests and the tasks naming the files, with a risk.",
   module: 'graph',
   layer: 'graph',
   input: Type.Object(

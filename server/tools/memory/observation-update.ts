@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ObservationSchema } from '../../memory/schemas.ts';
+import { MemoryTypeNameSchema, ObservationSchema } from '../../memory/schemas.ts';
 import { defineTool } from '../define.ts';
 import { ObservationRecordInputSchema } from './observation-record.ts';
 
@@ -12,8 +12,9 @@ export const ObservationUpdateInputSchema = Type.Object(
     narrative: p.narrative,
     facts: p.facts,
     concepts: p.concepts,
-    type: Type.Optional(p.type),
-    confidence: p.confidence,
+    type: Type.Optional(MemoryTypeNameSchema),
+    // No default here: an omitted confidence stays as it is.
+    confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     impact: p.impact,
     files: p.files,
     task_id: Type.Optional(Type.Union([p.task_id, Type.Null()], {})),

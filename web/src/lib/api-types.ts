@@ -234,7 +234,7 @@ export interface paths {
         };
         /**
          * The retro
-         * @description Flow over a window (default 4 weeks): weekly completions, cycle and lead time (median, p85) by kind and swimlane, daily counts per status, hours blocked.
+         * @description Flow over weeks (default 4): completions per week, cycle and lead time (median, p85) by kind and swimlane, daily counts per status, hours blocked.
          */
         get: operations["boardRetro"];
         put?: never;
@@ -554,7 +554,7 @@ export interface paths {
         };
         /**
          * What the current changes touch
-         * @description Maps the working tree's changes (or a commit range) to changed symbols, their consumers, the tests covering them and the tasks naming those files, with a risk.
+         * @description Maps the working tree's changes (or a commit range) to changed symbols, their consumers, covering tests and the tasks naming the files, with a risk.
          */
         get: operations["graphDetectChanges"];
         put?: never;
@@ -2490,7 +2490,7 @@ export interface operations {
     boardTaskChanges: {
         parameters: {
             query?: {
-                /** @description branch to compare with (default origin/HEAD, main or master) */
+                /** @description default origin/HEAD, main or master */
                 base?: string;
                 depth?: number;
                 limit?: number;
@@ -6263,9 +6263,7 @@ export interface operations {
                     narrative?: string;
                     facts?: string[];
                     concepts?: string[];
-                    /** @description pattern: what works here; decision: a choice and why; pitfall: what went wrong, how to avoid it; fact: verified about the code or setup; preference: how the team wants it */
                     type?: "pattern" | "decision" | "pitfall" | "fact" | "preference";
-                    /** @default 0.7 */
                     confidence?: number;
                     impact?: "low" | "medium" | "high" | "critical";
                     files?: string[];
