@@ -152,6 +152,8 @@ export function defaultCalls(plan: CorpusPlan, ids: CorpusIds): Call[] {
     { tool: 'cos_task_search', args: { query: plan.words.tasks } },
     { tool: 'cos_task_history', args: { id: ids.task } },
     { tool: 'cos_task_changes', args: { id: ids.task } },
+    { tool: 'cos_task_daily', args: {} },
+    { tool: 'cos_task_retro', args: {} },
     { tool: 'cos_task_dependencies', args: { id: ids.task } },
     { tool: 'cos_task_dependents', args: { id: ids.task } },
     { tool: 'cos_task_ready', args: {} },
