@@ -25,7 +25,7 @@ type Json = Record<string, unknown>;
 
 /** The fields a success `data` always has, as `required`; a union outlines each branch. */
 function outline(schema: TSchema): Json {
-  if (KindGuard.IsObject(schema)) return { required: [...(schema.required ?? []), 'meta'] };
+  if (KindGuard.IsObject(schema)) return { required: [...new Set([...(schema.required ?? []), 'meta'])] };
   if (KindGuard.IsUnion(schema)) return { anyOf: schema.anyOf.map(outline) };
   // Lists, scalars and null carry no meta.
   const type = (schema as { type?: unknown }).type;

@@ -24,7 +24,7 @@ export const BoardInputSchema = Type.Object(
       Type.String({
         minLength: 1,
         maxLength: 1000,
-        description: 'a next_cursor from meta (every column) or from a column (that one)',
+        description: "meta.next_cursor, or a column's for that column",
       }),
     ),
   },

@@ -76,7 +76,7 @@ export const graphImpactTool = defineTool({
   name: 'cos_graph_impact',
   title: 'What a change to a node affects',
   description:
-    'What a change to a node can break (upstream) or what it relies on (downstream), to depth hops, in tiers will_break, should_review, context.',
+    'What a change to a node can break (upstream) or what it relies on (downstream), in tiers will_break, should_review, context.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(

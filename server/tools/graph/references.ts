@@ -66,7 +66,7 @@ export const graphReferencesTool = defineTool({
   name: 'cos_graph_references',
   title: 'Who points at a node',
   description:
-    'Direct references to a node (callers, importers, subclasses, links) with file and line. For transitive effects use cos_graph_impact.',
+    'Direct references to a node (callers, importers, subclasses, links) with file and line. Transitive: cos_graph_impact.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(

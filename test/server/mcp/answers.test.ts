@@ -48,6 +48,21 @@ describe('tools/list size', () => {
     assert.ok(bytes <= CORE_BYTES, `core is ${bytes} bytes: ${core.map((t) => t.name).join(', ')}`);
   });
 
+  test('every required list names each field once (JSON Schema requires it, and repeats cost bytes)', () => {
+    const repeated: string[] = [];
+    const visit = (node: unknown, at: string): void => {
+      if (Array.isArray(node)) return node.forEach((n, i) => visit(n, `${at}/${i}`));
+      if (node === null || typeof node !== 'object') return;
+      for (const [key, value] of Object.entries(node)) {
+        if (key === 'required' && Array.isArray(value) && new Set(value).size !== value.length)
+          repeated.push(`${at}: ${value.join(', ')}`);
+        else visit(value, `${at}/${key}`);
+      }
+    };
+    for (const tool of mcpTools) visit(listingOf(tool), tool.name);
+    assert.deepEqual(repeated, []);
+  });
+
   test(`no tool takes more than ${TOOL_BYTES} bytes of it`, () => {
     const over = sizes.filter((s) => s.bytes > TOOL_BYTES);
     assert.deepEqual(

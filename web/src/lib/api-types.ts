@@ -434,7 +434,7 @@ export interface paths {
         };
         /**
          * Who points at a node
-         * @description Direct references to a node (callers, importers, subclasses, links) with file and line. For transitive effects use cos_graph_impact.
+         * @description Direct references to a node (callers, importers, subclasses, links) with file and line. Transitive: cos_graph_impact.
          */
         get: operations["graphReferences"];
         put?: never;
@@ -454,7 +454,7 @@ export interface paths {
         };
         /**
          * What a change to a node affects
-         * @description What a change to a node can break (upstream) or what it relies on (downstream), to depth hops, in tiers will_break, should_review, context.
+         * @description What a change to a node can break (upstream) or what it relies on (downstream), in tiers will_break, should_review, context.
          */
         get: operations["graphImpact"];
         put?: never;
@@ -1297,7 +1297,7 @@ export interface operations {
                 include_archive?: boolean;
                 /** @description per column */
                 limit?: number;
-                /** @description a next_cursor from meta (every column) or from a column (that one) */
+                /** @description meta.next_cursor, or a column's for that column */
                 cursor?: string;
             };
             header?: never;
@@ -1825,6 +1825,8 @@ export interface operations {
                     expected_version?: number;
                     reason?: string;
                     bypass_wip?: boolean;
+                    /** @description skip the quality gates; needs a reason */
+                    bypass_gates?: boolean;
                     agent_session?: string;
                 };
             };
