@@ -51,7 +51,12 @@ describe('tools/list size', () => {
   test('every required list names each field once (JSON Schema requires it, and repeats cost bytes)', () => {
     const repeated: string[] = [];
     const visit = (node: unknown, at: string): void => {
-      if (Array.isArray(node)) return node.forEach((n, i) => visit(n, `${at}/${i}`));
+      if (Array.isArray(node)) {
+        node.forEach((n, i) => {
+          visit(n, `${at}/${i}`);
+        });
+        return;
+      }
       if (node === null || typeof node !== 'object') return;
       for (const [key, value] of Object.entries(node)) {
         if (key === 'required' && Array.isArray(value) && new Set(value).size !== value.length)
