@@ -39,7 +39,10 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 // are copied to dist/<package>/, and __dirname in the package's modules points below there. (Swagger
 // UI's page and scripts: bundling it rather than installing it saves loading @fastify/static, glob
 // and their dependencies a second time, file by file, at every start.)
-const PACKAGE_FILES = { '@fastify/swagger-ui': ['static'] };
+const PACKAGE_FILES = {
+  // static/swagger-ui.js is the unbundled build of the same UI, which the page never loads.
+  '@fastify/swagger-ui': { paths: ['static'], skip: ['static/swagger-ui.js'] },
+};
 
 class BuildError extends Error {}
 
@@ -211,9 +214,14 @@ async function main() {
     plugins: [importMetaUrl(dataRefs), packageDirname()],
   });
   checkShipped(dataRefs);
-  for (const [name, paths] of Object.entries(PACKAGE_FILES))
+  for (const [name, { paths, skip }] of Object.entries(PACKAGE_FILES)) {
+    const from = join(ROOT, 'node_modules', name);
     for (const p of paths)
-      cpSync(join(ROOT, 'node_modules', name, p), join(OUT, name, p), { recursive: true });
+      cpSync(join(from, p), join(OUT, name, p), {
+        recursive: true,
+        filter: (src) => !skip.includes(relative(from, src).split(sep).join('/')),
+      });
+  }
   writeFileSync(
     join(OUT, 'cos.js'),
     [
