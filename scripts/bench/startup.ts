@@ -102,11 +102,11 @@ function timeUntil(
   });
 }
 
-/** `cos --version`: spawn to exit; CPU from the child's own clock ticks. */
-function timeVersion(cos: readonly string[], cwd: string): Promise<Sample> {
+/** `node <args>` (`cos --version`, or bare Node's `-e 0`): spawn to exit. */
+function timeExit(args: string[], cwd: string): Promise<Sample> {
   return new Promise((resolve, reject) => {
     const t0 = performance.now();
-    const child = spawn(process.execPath, [...cos, '--version'], {
+    const child = spawn(process.execPath, args, {
       cwd,
       env,
       stdio: ['ignore', 'pipe', 'pipe'],
@@ -120,7 +120,7 @@ function timeVersion(cos: readonly string[], cwd: string): Promise<Sample> {
     }, 5);
     child.on('exit', (code) => {
       clearInterval(poll);
-      if (code !== 0) reject(new Error(`--version exited ${code}`));
+      if (code !== 0) reject(new Error(`node ${args.join(' ')} exited ${code}`));
       else resolve({ wallMs: performance.now() - t0, cpuMs: cpu });
     });
   });
@@ -266,13 +266,15 @@ async function main(): Promise<void> {
   const samples = new Map<string, Sample[]>();
   const add = (key: string, s: Sample) => samples.set(key, [...(samples.get(key) ?? []), s]);
   // One warm-up of each, not counted: the first spawn pays for the page cache.
-  for (const cos of Object.values(VARIANTS)) await timeVersion(cos, empty);
+  for (const cos of Object.values(VARIANTS)) await timeExit([...cos, '--version'], empty);
   for (let r = 0; r < RUNS; r++) {
     // Alternate the order too, so neither side always runs right after the other's teardown.
+    // The floor under every figure: Node starting and exiting with nothing to run.
+    add('node', await timeExit(['-e', '0'], empty));
     const order = r % 2 ? Object.keys(VARIANTS).reverse() : Object.keys(VARIANTS);
     for (const v of order) {
       const cos = VARIANTS[v]!;
-      if (ONLY.has('version')) add(`version|${v}`, await timeVersion(cos, empty));
+      if (ONLY.has('version')) add(`version|${v}`, await timeExit([...cos, '--version'], empty));
       if (ONLY.has('serve')) add(`serve|${v}`, await timeServe(cos, empty));
       if (ONLY.has('index')) add(`index|${v}`, await timeIndex(cos, mixed));
     }
@@ -305,6 +307,10 @@ async function main(): Promise<void> {
   }
   process.stdout.write(
     `node ${process.version}, ${cpus().length} cores, cos ${version}, ${RUNS} runs each, ${FILES}-file mixed repository; load average ${before} before, ${after} after; ${new Date().toISOString()}\n\n`,
+  );
+  const bare = samples.get('node')!;
+  process.stdout.write(
+    `bare Node (node -e 0), the floor under every figure: ${fmt(median(bare.map((x) => x.wallMs)), 0)} ms wall (median; fastest ${fmt(Math.min(...bare.map((x) => x.wallMs)), 0)}), ${fmt(median(bare.map((x) => x.cpuMs)), 0)} ms CPU\n\n`,
   );
   process.stdout.write(
     `${table(
