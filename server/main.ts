@@ -9,6 +9,7 @@ const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-di
        cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
        cos doctor
+       cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
        cos --version | --help
 
 Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
@@ -49,6 +50,8 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/module.ts')).moduleCommand(config, rest);
     case 'doctor':
       return (await import('./cli/doctor.ts')).doctor(config);
+    case 'login':
+      return (await import('./cli/login.ts')).loginCommand(config);
     default:
       console.error(`unknown command "${command}"\n${USAGE}`);
       return 2;
