@@ -227,16 +227,15 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     async start() {
       if (config.recordCalls) calls.start();
       // Concurrently: the hub answers while every service indexes, and one failing start stops no other.
-      await Promise.all([
-        registry.precompile(),
-        ...lifecycle.map(async (service) => {
+      await Promise.all(
+        lifecycle.map(async (service) => {
           try {
             await service.start?.();
           } catch (err) {
             logger.error({ err, scope: service.name }, `${service.name} failed to start`);
           }
         }),
-      ]);
+      );
     },
     async close() {
       if (closed) return;

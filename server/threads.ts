@@ -8,16 +8,11 @@ import { fileURLToPath } from 'node:url';
 import { Worker, type WorkerOptions } from 'node:worker_threads';
 
 export function startThread(entry: URL, options: WorkerOptions = {}): Worker {
-  // Mapped stack traces in the thread too, when the hub has them (the package's `cos` turns them on).
-  const execArgv = [
-    ...(options.execArgv ?? []),
-    ...(process.sourceMapsEnabled ? ['--enable-source-maps'] : []),
-  ];
-  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, { ...options, execArgv });
+  if (!entry.pathname.endsWith('.ts')) return new Worker(entry, options);
   // From the sources: worker threads do not inherit the parent's loader hooks, so the thread loads tsx
   // itself. Its CommonJS hook compiles in this thread; its ESM register() would start a hooks thread
   // per worker instead (one more isolate, about 25 MB resident each).
   const tsx = createRequire(import.meta.url).resolve('tsx/cjs/api');
   const code = `require(${JSON.stringify(tsx)}).register();\nrequire(${JSON.stringify(fileURLToPath(entry))});\n`;
-  return new Worker(code, { ...options, execArgv, eval: true });
+  return new Worker(code, { ...options, eval: true });
 }

@@ -2,7 +2,6 @@
 
 import type { ModuleState } from '../modules.ts';
 import type { AnyTool } from './define.ts';
-import { precompile } from './run.ts';
 
 export class ToolRegistry {
   private readonly byName = new Map<string, AnyTool>();
@@ -13,18 +12,6 @@ export class ToolRegistry {
         throw new Error(`tool name ${tool.name} must match cos_[a-z0-9_]+`);
       if (this.byName.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
       this.byName.set(tool.name, tool);
-    }
-  }
-
-  /**
-   * Compiles every tool's input checker, one tool per turn of the event loop, so the first call of
-   * each tool is not the slow one. A running hub does this once it listens (hub.start()), not while it
-   * starts: compiling all of them costs more than the rest of start-up, and a CLI command needs none.
-   */
-  async precompile(): Promise<void> {
-    for (const tool of this.byName.values()) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      precompile([tool]);
     }
   }
 
