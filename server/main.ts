@@ -4,17 +4,20 @@ import { doctor } from './cli/doctor.ts';
 import { indexCommand } from './cli/index.ts';
 import { loginCommand } from './cli/login.ts';
 import { moduleCommand } from './cli/module.ts';
+import { projectCommand } from './cli/project.ts';
 import { serve } from './cli/serve.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
 
 const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR]
        cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
+       cos project add [path] [--slug S] [--state-dir DIR] | list | remove <slug>
        cos doctor
        cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
 
 Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
-COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR.`;
+COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR,
+COS_HOME (the registry of projects; default the platform's config directory).`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -27,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
       'state-dir': { type: 'string' },
       'tasks-dir': { type: 'string' },
       force: { type: 'boolean' },
+      slug: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -34,7 +38,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const { help: _help, force, ...flags } = values;
+  const { help: _help, force, slug, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   const [command = 'serve', ...rest] = positionals;
   switch (command) {
@@ -44,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
       return indexCommand(config, rest, force === true);
     case 'module':
       return moduleCommand(config, rest);
+    case 'project':
+      return projectCommand(config, rest, { slug, stateDir: flags['state-dir'] });
     case 'doctor':
       return doctor(config);
     case 'login':
