@@ -154,7 +154,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
-  services.git = createGitService(config.repo);
+  services.git ??= createGitService(config.repo);
 
   /** Records a served call (and the session's last tool) once its answer is on its way. */
   function finish(
