@@ -1,16 +1,19 @@
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
+import { PassQueue } from '../graph/pass-queue.ts';
 import { createHub } from '../hub.ts';
 import { ProjectHubs } from '../projects/hubs.ts';
 import { ProjectRegistry } from '../projects/registry.ts';
 
 /** Runs the hub until SIGINT/SIGTERM, then stops accepting, ends MCP sessions, lets services finish, closes the database. */
 export async function serve(config: Config): Promise<number> {
-  const hub = createHub(config);
+  // One full index pass at a time across every project this process serves; the others say "queued".
+  const passQueue = new PassQueue();
+  const hub = createHub(config, { passQueue });
   // Every repository in the registry is served by this one process, each under /p/<slug>/.
   const projects = new ProjectHubs(hub, {
     registry: new ProjectRegistry(config.home),
-    open: (projectConfig) => createHub(projectConfig),
+    open: (projectConfig) => createHub(projectConfig, { passQueue }),
   });
   const app = await buildApp(hub, { projects });
   await app.listen({ port: config.port, host: config.host });

@@ -5735,6 +5735,8 @@ export interface operations {
                                 /** @description Files seen changed but not yet in the graph */
                                 files_pending: number;
                                 indexing: boolean;
+                                /** @description Place in the hub's queue of full index passes (one runs at a time across its projects) while this project's waits; absent otherwise */
+                                queued?: number;
                             };
                         };
                         meta: components["schemas"]["Meta"];
