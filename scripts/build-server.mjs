@@ -10,9 +10,10 @@
 //   start-up fast: loading fastify, the MCP SDK, TypeBox and their few hundred files one by one costs
 //   more than twice the CPU of one parsed bundle.
 // - `new URL('<literal path>', import.meta.url)` in our sources keeps its meaning, as bundlers treat it:
-//   a module it names (.ts, .mjs, .js, .cjs) is a worker thread's entry, built as an entry of its own,
-//   and the URL is rewritten to the built file; anything else (a directory, an .sql or .json file) is
-//   data shipped at its source path, and the URL is rewritten to point there from dist/. Every output
+//   a module it names (.ts, .mjs, .js, .cjs) handed straight to `new Worker(` or `startThread(` is a
+//   worker thread's entry, built as an entry of its own, and the URL is rewritten to the built file;
+//   anything else (a directory, an .sql or .json file, a script read as text) is data shipped at its
+//   source path, and the URL is rewritten to point there from dist/. Every output
 //   file sits directly in dist/, one level below the package root, which is what makes the rewrite a
 //   constant. Any other use of import.meta.url (other than createRequire) fails the build, since it
 //   would silently mean dist/ instead of the source file's folder.
@@ -34,6 +35,7 @@ const OUT = join(ROOT, 'dist');
 const SOURCE_DIRS = ['server', 'shared'].map((d) => join(ROOT, d));
 const CODE = /\.(?:ts|mts|js|mjs|cjs)$/;
 const URL_REF = /new URL\(\s*(['"])([^'"]+)\1\s*,\s*import\.meta\.url\s*\)/g;
+const THREAD_CALL = /(?:new\s+Worker|startThread)\(\s*$/;
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'));
 // Bundled packages that read files of their own through __dirname at run time, and those files: they
 // are copied to dist/<package>/, and __dirname in the package's modules points below there. (Swagger
@@ -68,7 +70,10 @@ function urlRefs(file, text) {
       throw new BuildError(
         `${relative(ROOT, file)}:${lineOf(text, m.index)}: '${spec}' points outside the package`,
       );
-    refs.push({ match: m[0], index: m.index, spec, target, code: CODE.test(target) });
+    // A module is a thread's entry when the URL goes straight to the thread (`new Worker(new URL(…))`,
+    // `startThread(new URL(…))`); named any other way (read as text, say) it is data like any file.
+    const thread = THREAD_CALL.test(text.slice(Math.max(0, m.index - 40), m.index));
+    refs.push({ match: m[0], index: m.index, spec, target, code: CODE.test(target) && thread });
   }
   return refs;
 }
@@ -151,7 +156,7 @@ const importMetaUrl = (dataRefs) => ({
       const stray = /import\.meta\.url/.exec(rest);
       if (stray)
         throw new BuildError(
-          `${where}: import.meta.url means dist/ once bundled; use new URL('<relative path>', import.meta.url) or createRequire(import.meta.url)`,
+          `${where}:${lineOf(rest, stray.index)}: import.meta.url means dist/ once bundled; use new URL('<relative path>', import.meta.url) with the path as one quoted literal (no template, no variable) or createRequire(import.meta.url)`,
         );
       return { contents: out, loader: args.path.endsWith('.ts') || args.path.endsWith('.mts') ? 'ts' : 'js' };
     });
