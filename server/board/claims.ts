@@ -94,7 +94,7 @@ export function createClaims({ store, dir, writes, reconciler, transitions }: Cl
   /** The in-progress task an agent session holds (presence shows it), or null. */
   function claimedBy(agentSession: string): { id: string; title: string } | null {
     const row = store.claimedBy(agentSession);
-    return row ? { id: `TASK-${row.id}`, title: row.title } : null;
+    return row ? { id: row.key, title: row.title } : null;
   }
 
   return { claimNext, claimedBy };

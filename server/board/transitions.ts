@@ -3,7 +3,7 @@
 // A claim is a move to in_progress (claims.ts builds on planMove).
 import { ToolError } from '../errors.ts';
 import { requireTaskId } from './ids.ts';
-import { type Actor, canTransition, type Status, type TaskFields, TRANSITIONS, taskKey } from './model.ts';
+import { type Actor, canTransition, type Status, type TaskFields, TRANSITIONS } from './model.ts';
 import type { Loaded, Reconciler } from './reconcile.ts';
 import { appendLog, workLogLine } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
@@ -54,7 +54,7 @@ export function createTransitions({ dir, writes, reconciler, wip }: TransitionsO
     if (from === to || !canTransition(from, to)) {
       throw new ToolError(
         'validation',
-        `${taskKey(l.id)} cannot move from ${from} to ${to}; allowed from ${from}: ${TRANSITIONS[from].join(', ')}`,
+        `${l.doc.fields.key} cannot move from ${from} to ${to}; allowed from ${from}: ${TRANSITIONS[from].join(', ')}`,
       );
     }
     const gate = gateEntry(l, to, opts, actor);
@@ -77,8 +77,9 @@ export function createTransitions({ dir, writes, reconciler, wip }: TransitionsO
     return writes.rewrite(l, fields, sections, (doc) => {
       gate.record(l.id);
       writes.announce(
+        l.id,
         {
-          task_id: taskKey(l.id),
+          task_id: fields.key,
           change: claimed ? 'claimed' : 'moved',
           old_status: from,
           new_status: to,

@@ -54,7 +54,8 @@ export const taskCreateTool = defineTool({
   name: 'cos_task_create',
   title: 'Create a task',
   description:
-    'Creates a task file TASK-<n>-<slug>.md (a new id that no concurrent create can take) in the icebox, or in ' +
+    'Creates a task file TASK-<n>-<slug>.md (the next free id, zero-padded as the board pads its ids; no ' +
+    'concurrent create can take it) in the icebox, or in ' +
     'emergency within its WIP cap. Label it "ready" to queue it for cos_task_claim_next.',
   module: 'tasks',
   layer: 'tasks',

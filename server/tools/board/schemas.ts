@@ -20,9 +20,10 @@ export const KindSchema = stringEnum(KINDS, 'What sort of work the task is');
 export const PrioritySchema = stringEnum(PRIORITIES, 'P0 (drop everything) to P3 (when there is time)');
 
 export const TaskIdSchema = Type.String({
-  pattern: '^(?:[Tt][Aa][Ss][Kk]-)?[1-9][0-9]{0,8}$',
-  description: 'Task id, e.g. TASK-12 (or just 12)',
-  maxLength: 14,
+  pattern: '^(?:[Tt][Aa][Ss][Kk]-)?0*[1-9][0-9]{0,8}$',
+  description:
+    'Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046',
+  maxLength: 24,
 });
 export const ExpectedVersionSchema = Type.Integer({
   minimum: 1,
@@ -87,7 +88,7 @@ export const CardSchema = Type.Object({
 const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 
 export const TaskViewSchema = Type.Object({
-  id: Type.String({ description: 'TASK-<n>' }),
+  id: Type.String({ description: 'The task id as its file writes it, e.g. TASK-12 or TASK-046' }),
   title: Type.String(),
   status: StatusSchema,
   kind: KindSchema,

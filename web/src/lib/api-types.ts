@@ -56,7 +56,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task
-         * @description Creates a task file TASK-<n>-<slug>.md (a new id that no concurrent create can take) in the icebox, or in emergency within its WIP cap. Label it "ready" to queue it for cos_task_claim_next.
+         * @description Creates a task file TASK-<n>-<slug>.md (the next free id, zero-padded as the board pads its ids; no concurrent create can take it) in the icebox, or in emergency within its WIP cap. Label it "ready" to queue it for cos_task_claim_next.
          */
         post: operations["boardTaskCreate"];
         delete?: never;
@@ -1346,7 +1346,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
+                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -1361,7 +1361,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /** @description TASK-<n> */
+                            /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                             id: string;
                             title: string;
                             /** @description Board column (status); "ready" is a label, not a status */
@@ -1461,7 +1461,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
+                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -1515,7 +1515,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 /** @description Board column (status); "ready" is a label, not a status */
@@ -1674,7 +1674,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 /** @description Board column (status); "ready" is a label, not a status */
@@ -1781,7 +1781,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
+                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -1812,7 +1812,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 /** @description Board column (status); "ready" is a label, not a status */
@@ -1919,7 +1919,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
+                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -1946,7 +1946,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 /** @description Board column (status); "ready" is a label, not a status */
@@ -2080,7 +2080,7 @@ export interface operations {
                         data: {
                             claimed: boolean;
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 /** @description Board column (status); "ready" is a label, not a status */
@@ -2395,7 +2395,7 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
+                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -2490,7 +2490,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
+                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -2592,7 +2592,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
+                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
