@@ -3240,6 +3240,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description candidates in all (the equally good ones when ambiguous); results lists `limit` of them, cos_graph_search pages the rest */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -3310,8 +3312,10 @@ export interface operations {
                 depth?: number;
                 /** @description only these edge types */
                 edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
-                /** @description neighbours listed per edge type (default 25) */
+                /** @description neighbours listed per edge type and direction (default 25) */
                 per_type?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
                 /** @description add the node's source lines (default false) */
                 include_source?: boolean;
                 /** @description cap on the excerpt (default 200) */
@@ -3360,6 +3364,17 @@ export interface operations {
                                     in: number;
                                 };
                             };
+                            /** @description each edge type and direction that per_type cut: how many are listed of how many; call again with offset = meta.next_offset for the next ones (cos_graph_references pages the incoming ones too) */
+                            omitted: {
+                                edge_type: string;
+                                direction: "out" | "in";
+                                /** @description neighbours of this type and direction in edges_by_type */
+                                listed: number;
+                                /** @description all of them (edge_counts) */
+                                total: number;
+                                /** @description the listed ones are entries from … from + listed - 1 of total */
+                                from: number;
+                            }[];
                             source?: {
                                 file_path: string;
                                 start_line: number;
@@ -3399,6 +3414,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -3534,6 +3551,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -3714,6 +3733,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -3861,6 +3882,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4010,6 +4033,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4078,6 +4103,8 @@ export interface operations {
                 node: string;
                 /** @description page size (default 15) */
                 limit?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
             };
             header?: never;
             path?: never;
@@ -4115,6 +4142,8 @@ export interface operations {
                                 shared_callees: number;
                                 reasons: string[];
                             }[];
+                            /** @description symbols scored; meta.next_offset pages them */
+                            total_count: number;
                         } | {
                             /** @enum {boolean} */
                             ambiguous: true;
@@ -4133,6 +4162,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4330,6 +4361,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4881,6 +4914,16 @@ export interface operations {
                                 };
                             };
                             files_with_parse_errors: number;
+                            /** @description the first 20 files that did not parse cleanly, by path; files_with_parse_errors is the total, cos_graph_doctor {"sample_size": 100} lists more */
+                            parse_failures: {
+                                path: string;
+                                language: string;
+                                /** @description the first error's line */
+                                line: number | null;
+                                column: number | null;
+                                /** @description unexpected "…" or missing "…" */
+                                kind: string;
+                            }[];
                             calls: {
                                 total: number;
                                 /** @description resolved to a symbol of the repository */
