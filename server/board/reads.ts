@@ -204,7 +204,7 @@ export function createReads({
     );
     const missing = deps
       .filter((d) => d.id === null || d.id === undefined)
-      .map((d) => written.get(d.dep_id) ?? taskKey(d.dep_id));
+      .map((d) => written.get(d.dep_id) ?? store.keyOf(d.dep_id));
     return {
       task_id: row.key,
       dependencies: found,

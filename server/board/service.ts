@@ -22,6 +22,7 @@ import { createReconciler, type ReconcileReport } from './reconcile.ts';
 import { createSearch } from './search.ts';
 import { type BoardStore, createBoardStore } from './store.ts';
 import { parseCache } from './task-file.ts';
+import { taskKeys } from './task-keys.ts';
 import { openTasksDir } from './tasks-dir.ts';
 import { createTransitions } from './transitions.ts';
 import { createWatcher } from './watch.ts';
@@ -108,6 +109,8 @@ export function createBoardService(options: BoardServiceOptions) {
     parseErrors: reads.parseErrors,
     settings,
     store,
+    /** A number or any spelling of an id → the task's key as its file writes it (task-keys.ts). */
+    keys: taskKeys(db),
     /** Repo-relative path of a file in the tasks directory (for messages). */
     repoPath: dir.repoPath,
   };

@@ -11,8 +11,8 @@ import {
   READY_LABEL,
   type Status,
   type TaskFields,
-  taskKey,
 } from './model.ts';
+import { taskKeys } from './task-keys.ts';
 
 export interface TaskRow {
   id: number;
@@ -109,6 +109,7 @@ export function searchableBody(body: string): string {
 }
 
 export function createBoardStore(db: Db) {
+  const keys = taskKeys(db);
   const s = {
     get: db.prepare<[number], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
     getByPath: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE path = ?'),
@@ -211,13 +212,6 @@ export function createBoardStore(db: Db) {
     ),
     maxId: db.prepare<[], { m: number | null }>('SELECT max(id) AS m FROM tasks'),
     total: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tasks'),
-    keyOf: db.prepare<[number], { key: string }>('SELECT key FROM tasks WHERE id = ?'),
-    // The digits of the highest zero-padded key (`TASK-046` → 3): the board's padding convention. Keys
-    // that are not padded (`TASK-1000` on a board padded to 3) say nothing about it. tasks_padded (a
-    // partial index with this very WHERE) makes it one index step.
-    padWidth: db.prepare<[], { w: number }>(
-      "SELECT length(key) - 5 AS w FROM tasks WHERE substr(key, 6, 1) = '0' ORDER BY id DESC LIMIT 1",
-    ),
     claimedBy: db.prepare<[string], { id: number; key: string; title: string }>(
       "SELECT id, key, title FROM tasks WHERE status = 'in_progress' AND agent_session = ? ORDER BY started DESC, id DESC LIMIT 1",
     ),
@@ -332,10 +326,10 @@ export function createBoardStore(db: Db) {
     },
     maxId: (): number => s.maxId.get()?.m ?? 0,
     total: (): number => s.total.get()?.n ?? 0,
-    /** The key of task `id` as its file writes it, or TASK-<id> when the task is not indexed (deleted). */
-    keyOf: (id: number): string => s.keyOf.get(id)?.key ?? taskKey(id),
+    /** The key of task `id` as its file writes it (one helper for every reader: task-keys.ts). */
+    keyOf: keys.keyOf,
     /** Digits new ids are padded to (0: the board does not pad). */
-    padWidth: (): number => s.padWidth.get()?.w ?? 0,
+    padWidth: keys.padWidth,
     /** The in-progress task an agent session holds, the one it started last. */
     claimedBy: (agentSession: string): { id: number; key: string; title: string } | undefined =>
       s.claimedBy.get(agentSession),
