@@ -46,7 +46,7 @@ async function data(name: string, input: unknown): Promise<Any> {
   if (!tool) throw new Error(`no tool ${name}`);
   const env = await runTool(tool, input, {
     applyBudget: true,
-    ctx: hub.context({ transport: 'mcp', agentSession: 'agent-p' }),
+    ctx: hub.context({ transport: 'mcp' }),
   });
   if (!env.ok) throw new Error(`${name}: ${env.error.category}: ${env.error.message}`);
   return env.data;
