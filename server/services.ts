@@ -2,10 +2,12 @@
 // Each service module adds its own field to HubServices by declaration merging.
 import type { Logger } from 'pino';
 import { createBoardService } from './board/service.ts';
+import { taskKeys } from './board/task-keys.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/open.ts';
 import { createDocsService } from './docs/service.ts';
 import type { EventBus } from './events/bus.ts';
+import { createGitService } from './git/service.ts';
 import { createGraphService } from './graph/service.ts';
 import { createMemoryService } from './memory/service.ts';
 import type { ModuleState } from './modules.ts';
@@ -41,8 +43,17 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
     events,
   });
   const supervise = createSuperviseService({ agentDir: config.agentDir, stateDir: config.stateDir, logger });
-  const board = createBoardService({ config, db, events, logger });
-  const services = { board, memory, docs, supervise } as HubServices;
+  // The board's commit gate counts a task's commits through the repository's one git reader, matching
+  // the ids commits write to the board's keys the way the board tools do (task-keys.ts).
+  const git = createGitService(config.repo);
+  const board = createBoardService({
+    config,
+    db,
+    events,
+    logger,
+    linkedCommits: async (key) => (await git.taskCommits(key, taskKeys(db).resolve)).commits.length,
+  });
+  const services = { board, memory, docs, supervise, git } as HubServices;
   const lifecycle: ServiceLifecycle[] = [
     { name: 'board', start: () => board.start(), close: () => board.close() },
     { name: 'docs', start: () => docs.start(), close: () => docs.close() },

@@ -5,7 +5,7 @@ import { relative } from 'node:path';
 import type { BoardSettings } from './board-config.ts';
 import { type CursorPosition, combinedCursor, decodeCursor, encodeCursor } from './cursor.ts';
 import { requireTaskId, taskNotFound } from './ids.ts';
-import { COLUMN_ORDER, parseTaskId, READY_LABEL, type Status, TRANSITIONS, taskKey } from './model.ts';
+import { COLUMN_ORDER, parseTaskId, READY_LABEL, type Status, TRANSITIONS } from './model.ts';
 import type { Reconciler } from './reconcile.ts';
 import type { BoardFilters, BoardStore, EventRow, TaskRow } from './store.ts';
 import { contentHash, type ParseResult, withVersion } from './task-file.ts';

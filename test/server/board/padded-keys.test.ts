@@ -1,9 +1,10 @@
 // Issue #16: on a zero-padded board (TASK-001 …, as other tools write them) every answer that names a
 // task names it by its file's id, whichever spelling led there: a claim, the daily, the activity
-// timeline, commits that write `TASK-7` or `task/TASK-12-…`, and the tasks a change report lists.
+// timeline, commits that write `TASK-7` or `task/TASK-12-…`, the tasks a change report lists, and the
+// quality gates (the commit gate counts a `Task: TASK-7` commit for TASK-007).
 // A real git repository, the real hub, the real tools.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -155,5 +156,38 @@ test('detect_changes lists the tasks a change affects by their file ids', async 
     );
   } finally {
     repo.git('checkout', '-q', '--', 'src/calc.ts');
+  }
+});
+
+test('the quality gates name tasks by their file ids and count a commit writing TASK-7 for TASK-007', async () => {
+  writeFileSync(
+    join(state, 'board.json'),
+    JSON.stringify({ gates: { ready: true, done_needs_commit: true } }),
+  );
+  try {
+    // TASK-010 has no Outcome: the definition of ready holds it back, and claim-next says which it is.
+    await data('cos_task_edit', { id: '10', add_labels: ['ready'] });
+    const c = await data('cos_task_claim_next', { agent_session: 'agent-q' });
+    assert.equal(c.claimed, false);
+    assert.match(c.message, /: TASK-010 lack an Outcome/);
+    // TASK-011 is named by no commit: the done gate refuses it under its own id.
+    await data('cos_task_move', { id: '11', to: 'in_progress', bypass_gates: true, reason: 'test' });
+    await assert.rejects(
+      data('cos_task_move', { id: '11', to: 'complete' }),
+      /TASK-011 cannot enter complete: .* a commit naming TASK-011/,
+    );
+    // TASK-007's commits write TASK-7 and TASK-007: they count, so it completes.
+    await data('cos_task_move', {
+      id: '7',
+      to: 'in_progress',
+      bypass_gates: true,
+      bypass_wip: true,
+      reason: 'test',
+    });
+    const done = await data('cos_task_move', { id: 'TASK-7', to: 'complete' });
+    assert.equal(done.task.id, 'TASK-007');
+    assert.equal(done.new_status, 'complete');
+  } finally {
+    rmSync(join(state, 'board.json'));
   }
 });
