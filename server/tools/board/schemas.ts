@@ -20,9 +20,9 @@ export const KindSchema = stringEnum(KINDS);
 export const PrioritySchema = stringEnum(PRIORITIES, 'P0 urgent … P3 when there is time');
 
 export const TaskIdSchema = Type.String({
+  // Zero-padded ids (TASK-046) are ids too; TASK-46 and 46 name the same task. No description: the
+  // pattern says it, and every tool with an id repeats this schema in tools/list (its byte budget).
   pattern: '^(?:[Tt][Aa][Ss][Kk]-)?0*[1-9][0-9]{0,8}$',
-  description:
-    'Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046',
   maxLength: 24,
 });
 export const ExpectedVersionSchema = Type.Integer({

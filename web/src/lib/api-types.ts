@@ -56,7 +56,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task
-         * @description Creates a task file in the icebox (or emergency, within its WIP cap), numbered and zero-padded as the board numbers its ids. Label it ready to queue it for cos_task_claim_next.
+         * @description Creates a task file in the icebox (or emergency, within its WIP cap), padded as the board pads its ids. Label it ready to queue it for cos_task_claim_next.
          */
         post: operations["boardTaskCreate"];
         delete?: never;
@@ -1415,7 +1415,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -1528,7 +1527,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -1816,7 +1814,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -1948,7 +1945,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -2403,7 +2399,6 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -2504,7 +2499,6 @@ export interface operations {
             };
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -2958,7 +2952,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
@@ -3058,7 +3051,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12); on a zero-padded board TASK-046, TASK-46 and 46 all name TASK-046 */
                 id: string;
             };
             cookie?: never;
