@@ -1,8 +1,8 @@
 // Builds the domain services (board, graph, memory, docs, …) that tools reach through ctx.services.
 // Each service module adds its own field to HubServices by declaration merging.
 import type { Logger } from 'pino';
-import { resolveTaskKey } from './board/ids.ts';
 import { createBoardService } from './board/service.ts';
+import { taskKeys } from './board/task-keys.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/open.ts';
 import { createDocsService } from './docs/service.ts';
@@ -46,14 +46,15 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
     events,
   });
   const supervise = createSuperviseService({ agentDir: config.agentDir, stateDir: config.stateDir, logger });
-  // The board's commit gate counts a task's commits through the repository's one git reader.
+  // The board's commit gate counts a task's commits through the repository's one git reader, matching
+  // the ids commits write to the board's keys the way the board tools do (task-keys.ts).
   const git = createGitService(config.repo);
   const board = createBoardService({
     config,
     db,
     events,
     logger,
-    linkedCommits: async (key) => (await git.taskCommits(key, resolveTaskKey)).commits.length,
+    linkedCommits: async (key) => (await git.taskCommits(key, taskKeys(db).resolve)).commits.length,
   });
   const services = { board, memory, docs, supervise, git } as HubServices;
   const lifecycle: ServiceLifecycle[] = [

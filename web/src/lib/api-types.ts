@@ -56,7 +56,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task
-         * @description Creates a task file in the icebox (or emergency, within its WIP cap). Label it ready to queue it for cos_task_claim_next.
+         * @description Creates a task file in the icebox (or emergency, within its WIP cap), padded as the board pads its ids. Label it ready to queue it for cos_task_claim_next.
          */
         post: operations["boardTaskCreate"];
         delete?: never;
@@ -1449,7 +1449,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /** @description TASK-<n> */
+                            /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                             id: string;
                             title: string;
                             status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -1588,7 +1588,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -1730,7 +1730,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -1861,7 +1861,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -1988,7 +1988,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -2115,7 +2115,7 @@ export interface operations {
                         data: {
                             claimed: boolean;
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
