@@ -87,7 +87,7 @@ describe('projects', () => {
         ]);
         const tasks = (slug: string) =>
           page.locator(`[data-slug="${slug}"] [data-testid="project-tasks"]`).textContent();
-        assert.match((await tasks('alpha')) ?? '', /^3 \(1 in progress, 2 icebox\)/);
+        assert.match((await tasks('alpha')) ?? '', /^3 \(2 icebox, 1 in progress\)/);
         assert.match((await tasks('beta')) ?? '', /^1 \(1 in progress\)/);
         assert.match((await tasks('gamma')) ?? '', /^2 /);
         assert.match(
