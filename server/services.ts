@@ -8,6 +8,7 @@ import type { Db } from './db/open.ts';
 import { createDocsService } from './docs/service.ts';
 import type { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
+import type { PassQueue } from './graph/pass-queue.ts';
 import { createGraphService } from './graph/service.ts';
 import { createMemoryService } from './memory/service.ts';
 import type { ModuleState } from './modules.ts';
@@ -21,6 +22,8 @@ export interface ServiceDeps {
   logger: Logger;
   events: EventBus;
   modules: ModuleState;
+  /** Shared by the projects of one hub process: their full index passes take turns. */
+  passQueue?: PassQueue | undefined;
 }
 
 /** Background work a service starts with the hub (indexing, watching) and stops with it. */
