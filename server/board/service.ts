@@ -3,14 +3,17 @@
 // the index update inside one IMMEDIATE transaction that re-checks the change (durableChange): the write
 // lock is the mutex that makes claim-next, id allocation and version checks atomic across connections
 // and processes, and a crash between the two steps leaves a file that reconciliation re-reads at start.
-import { type FSWatcher, mkdirSync, readdirSync, readFileSync, statSync, watch } from 'node:fs';
+import { type FSWatcher, mkdirSync, readdirSync, type Stats, watch } from 'node:fs';
 import { join, relative } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import { ToolError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
+import { ConfinedRoot } from '../fs/confined.ts';
 import { KeyedQueue } from '../keyed-queue.ts';
+import { withinBudget } from '../search/budget.ts';
+import { independent, makeSnippet, phraseOf, type QueryTerm } from '../search/fts-query.ts';
 import { installTemp, isTempName, releaseOld, removeTemp } from './atomic-write.ts';
 import { type BoardSettings, boardSettingsLoader } from './board-config.ts';
 import { FileWriter } from './file-writer.ts';
@@ -511,13 +514,28 @@ export function createBoardService(options: BoardServiceOptions) {
       });
   }
 
-  function readText(name: string): string | null {
-    try {
-      return readFileSync(join(tasksDir, name), 'utf8');
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw err;
+  const taskFiles = new ConfinedRoot(tasksDir);
+  const linkWarned = new Set<string>();
+  /** A task file's stat, or undefined when it is gone or is a symlink (said once in the log). */
+  function taskStat(name: string): Stats | undefined {
+    const st = taskFiles.stat(name);
+    if (st === undefined && !linkWarned.has(name) && taskFiles.leadsElsewhere(name)) {
+      linkWarned.add(name);
+      log.warn(
+        { path: repoPath(name) },
+        'a task file is a symbolic link; the board reads only regular files in its directory, so it is left out',
+      );
     }
+    return st;
+  }
+
+  /**
+   * A task file's text, or null when it is gone. A task file that is a symlink (or sits behind one) is
+   * never read, wherever it points (fs/confined.ts): the board takes it as not there, and says so once.
+   */
+  function readText(name: string): string | null {
+    if (taskStat(name) === undefined) return null;
+    return taskFiles.readTextOrThrow(name);
   }
 
   function fileExists(name: string): boolean {
@@ -649,13 +667,10 @@ export function createBoardService(options: BoardServiceOptions) {
     const texts = new Map<string, string>();
     const seen = new Map<string, string>();
     for (const n of names) {
-      let stamp: string;
-      try {
-        const st = statSync(join(tasksDir, n));
-        stamp = `${st.mtimeMs}:${st.size}`;
-      } catch {
-        continue; // deleted since readdir
-      }
+      // Deleted since readdir, or a symlink (never read): not a task file of this board.
+      const st = taskStat(n);
+      if (st === undefined) continue;
+      const stamp = `${st.mtimeMs}:${st.size}`;
       present.add(n);
       seen.set(n, stamp);
       if (mode === 'quick' && stamps.get(n) === stamp) continue;
@@ -1448,18 +1463,24 @@ export function createBoardService(options: BoardServiceOptions) {
     };
   }
 
-  /** Turns free text into an FTS5 query of quoted terms (all must match; the last one as a prefix). */
-  function ftsQuery(text: string): string {
-    const terms = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-    if (terms.length === 0)
+  /**
+   * Turns free text into an FTS5 query of quoted terms (all must match; the last one as a prefix), with
+   * no term another one implies (search/fts-query.ts says why that matters for the hub's other callers).
+   */
+  function ftsQuery(text: string): { match: string; terms: QueryTerm[] } {
+    const words = (text.match(/[\p{L}\p{N}_]+/gu) ?? []).slice(0, 32).map((w) => w.toLowerCase());
+    if (words.length === 0)
       throw new ToolError(
         'validation',
         'query has no words to search for; pass some words from a title or body',
       );
-    return terms
-      .slice(0, 32)
-      .map((t, i, all) => `"${t}"${i === all.length - 1 ? '*' : ''}`)
-      .join(' ');
+    const phrases = words.map((w, i) => phraseOf([w], i === words.length - 1));
+    return {
+      match: independent(phrases, 'all')
+        .map((p) => p.text)
+        .join(' '),
+      terms: words.map((w) => ({ words: [w], raw: w })),
+    };
   }
 
   function search(
@@ -1473,12 +1494,15 @@ export function createBoardService(options: BoardServiceOptions) {
   ) {
     const limit = Math.min(Math.max(opts.limit ?? 20, 1), MAX_PAGE);
     const offset = Math.max(opts.offset ?? 0, 0);
-    const rows = store.search(
-      ftsQuery(query),
-      opts.status ?? null,
-      opts.include_archive ?? opts.status === 'archive',
-      limit + 1,
-      offset,
+    const { match, terms } = ftsQuery(query);
+    const rows = withinBudget(db, config.searchBudgetMs, 'task', () =>
+      store.search(
+        match,
+        opts.status ?? null,
+        opts.include_archive ?? opts.status === 'archive',
+        limit + 1,
+        offset,
+      ),
     );
     const page = rows.slice(0, limit);
     return {
@@ -1491,7 +1515,7 @@ export function createBoardService(options: BoardServiceOptions) {
         path: repoPath(r.path),
         // bm25 is lower-is-better; flip it so a bigger score reads as a better match.
         score: Number((-r.score).toPrecision(4)),
-        snippet: r.snippet.replace(/\s+/g, ' ').trim(),
+        snippet: makeSnippet(`${r.title}. ${r.body}`, terms, 160),
       })),
       next_offset: rows.length > limit ? offset + limit : null,
     };
