@@ -7,7 +7,9 @@ import type { Envelope } from '../shared/envelope/index.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
-import { createLogger } from './logger.ts';
+import { HubStatus } from './hub-status.ts';
+import { LogFile } from './log-file.ts';
+import { createLogger, LOG_FILE_NAME } from './logger.ts';
 import { ModuleState } from './modules.ts';
 import { CallRecorder } from './observability/calls.ts';
 import { LogSink } from './observability/log-sink.ts';
@@ -26,6 +28,8 @@ export interface Hub {
   db: Db;
   dbPath: string;
   logger: Logger;
+  /** The hub's own condition for cos_health: the log writer, hub.db, MCP sessions. */
+  status: HubStatus;
   events: EventBus;
   modules: ModuleState;
   registry: ToolRegistry;
@@ -126,13 +130,16 @@ class CallContext implements ToolContext {
 export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   mkdirSync(config.stateDir, { recursive: true });
   const logSink = new LogSink();
+  const logFile = options.logger
+    ? undefined
+    : new LogFile(join(config.stateDir, LOG_FILE_NAME), options.logSync ?? false);
   const logger =
     options.logger ??
     createLogger({
       stateDir: config.stateDir,
       level: config.logLevel,
-      sync: options.logSync ?? false,
       warnSink: logSink,
+      ...(logFile ? { destination: logFile } : {}),
     });
   const dbPath = join(config.stateDir, DB_FILE_NAME);
   const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs });
@@ -151,6 +158,9 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       : createServices({ config, db, dbPath, logger, events, modules });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
+  const status = new HubStatus();
+  if (logFile) status.log = logFile.state;
+  services.status = status;
 
   /** Records a served call (and the session's last tool) once its answer is on its way. */
   function finish(
@@ -193,6 +203,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     db,
     dbPath,
     logger,
+    status,
     events,
     modules,
     registry,
@@ -252,6 +263,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       logSink.detach();
       db.close();
       logger.flush();
+      logFile?.end();
     },
   };
 }

@@ -5,6 +5,7 @@ import { indexCommand } from './cli/index.ts';
 import { loginCommand } from './cli/login.ts';
 import { moduleCommand } from './cli/module.ts';
 import { serve } from './cli/serve.ts';
+import { startupFailure } from './cli/startup-error.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
 
 const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR]
@@ -37,20 +38,27 @@ async function main(argv: string[]): Promise<number> {
   const { help: _help, force, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   const [command = 'serve', ...rest] = positionals;
-  switch (command) {
-    case 'serve':
-      return serve(config);
-    case 'index':
-      return indexCommand(config, rest, force === true);
-    case 'module':
-      return moduleCommand(config, rest);
-    case 'doctor':
-      return doctor(config);
-    case 'login':
-      return loginCommand(config);
-    default:
-      console.error(`unknown command "${command}"\n${USAGE}`);
-      return 2;
+  try {
+    switch (command) {
+      case 'serve':
+        return await serve(config);
+      case 'index':
+        return await indexCommand(config, rest, force === true);
+      case 'module':
+        return moduleCommand(config, rest);
+      case 'doctor':
+        return await doctor(config);
+      case 'login':
+        return await loginCommand(config);
+      default:
+        console.error(`unknown command "${command}"\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    const line = startupFailure(err, config);
+    if (line === undefined) throw err;
+    console.error(line);
+    return 1;
   }
 }
 
