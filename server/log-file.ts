@@ -94,7 +94,11 @@ export class LogFile {
       }, RETRY_MS).unref();
       return;
     }
-    if (!this.open()) return this.kick();
+    if (!this.open()) {
+      // The file cannot be opened either (fail() marked it): try again after the rest.
+      this.kick();
+      return;
+    }
     const lines = this.backlog;
     const buf = Buffer.from(lines.join(''));
     this.backlog = [];
@@ -114,7 +118,10 @@ export class LogFile {
         this.kick();
         return;
       }
-      if (offset + n < buf.length) return this.writeFrom(buf, offset + n, lines);
+      if (offset + n < buf.length) {
+        this.writeFrom(buf, offset + n, lines);
+        return;
+      }
       this.writing = false;
       this.recovered();
       this.kick();
