@@ -1,13 +1,46 @@
 // POST, GET and DELETE /mcp: Streamable HTTP. Fastify parses the body (so its size limit and JSON errors
 // answer in the hub's error shape), then the request is handed to the session's SDK transport.
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Hub } from '../hub.ts';
+import { refuse } from './messages.ts';
 import { McpSessions } from './sessions.ts';
 import type { NodeStreamableTransport } from './transport.ts';
 
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): void {
   reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function initializeRefusal(body: unknown): JSONRPCMessage | undefined {
+  const m = body as { method?: unknown } | null;
+  return m !== null && typeof m === 'object' && m.method === 'initialize' ? refuse(m) : undefined;
+}
+
+/** A body Fastify could not take answers in JSON-RPC here, as an MCP client expects. */
+function bodyError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return jsonRpcError(reply, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return jsonRpcError(
+        reply,
+        413,
+        ErrorCode.InvalidRequest,
+        `Invalid Request: the body is larger than the hub accepts`,
+      );
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return jsonRpcError(
+        reply,
+        415,
+        ErrorCode.InvalidRequest,
+        'Invalid Request: send the body as application/json',
+      );
+  }
+  if (error instanceof SyntaxError)
+    return jsonRpcError(reply, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+  // Anything else is the app's to answer (its handler logs it under an error id).
+  throw error;
 }
 
 function isInitialize(body: unknown): boolean {
@@ -52,6 +85,13 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
         );
     } else if (request.method === 'POST' && isInitialize(request.body)) {
       return sessions.create().then((transport) => serve(transport, request, reply));
+    } else if (request.method === 'POST' && initializeRefusal(request.body)) {
+      // An initialize whose params are wrong deserves to hear so, not "send initialize first".
+      const refusal = initializeRefusal(request.body) as { id: unknown };
+      reply
+        .code(refusal.id === null ? 400 : 200)
+        .type('application/json')
+        .send(refusal);
     } else {
       jsonRpcError(
         reply,
@@ -63,6 +103,9 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
     return undefined;
   };
 
-  app.route({ method: ['POST', 'GET', 'DELETE'], url: '/mcp', schema: { hide: true }, handler: handle });
+  await app.register(async (mcp) => {
+    mcp.setErrorHandler(bodyError);
+    mcp.route({ method: ['POST', 'GET', 'DELETE'], url: '/mcp', schema: { hide: true }, handler: handle });
+  });
   return sessions;
 }

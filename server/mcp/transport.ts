@@ -15,6 +15,7 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { refuse } from './messages.ts';
 import { messageBody, messageJson } from './wire.ts';
 
 const MAX_BATCH = 100;
@@ -22,12 +23,8 @@ const KEEPALIVE_MS = 15_000;
 
 export type Message = Record<string, unknown>;
 
-const isObject = (m: unknown): m is Message => m !== null && typeof m === 'object' && !Array.isArray(m);
 const isRequest = (m: Message) => typeof m.method === 'string' && 'id' in m;
 const isResponse = (m: Message) => !('method' in m) && 'id' in m && ('result' in m || 'error' in m);
-/** The shape of a JSON-RPC 2.0 message; the protocol layer validates the rest. */
-const isJsonRpc = (m: unknown): m is Message =>
-  isObject(m) && m.jsonrpc === '2.0' && (typeof m.method === 'string' || isResponse(m));
 
 interface PostStream {
   res: ServerResponse;
@@ -37,6 +34,10 @@ interface PostStream {
   answers: (JSONRPCMessage | undefined)[];
   /** Requests still unanswered. */
   left: number;
+  /** The answers to the batch's malformed requests, sent with the others. */
+  refused: JSONRPCMessage[];
+  /** Whether the POST was a batch (answered with a list, even of one). */
+  batch: boolean;
   keepAlive?: NodeJS.Timeout;
 }
 
@@ -152,13 +153,20 @@ export class NodeStreamableTransport implements Transport {
     if (raw.length === 0 || raw.length > MAX_BATCH) {
       return this.error(res, 400, -32600, `Invalid Request: send 1 to ${MAX_BATCH} JSON-RPC messages`);
     }
-    if (!raw.every(isJsonRpc)) return this.error(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
-    const messages = raw as Message[];
+    // Each malformed message gets the error it deserves (messages.ts); the well-formed ones go on.
+    const refused: JSONRPCMessage[] = [];
+    const messages: Message[] = [];
+    for (const m of raw) {
+      const error = refuse(m);
+      if (error) refused.push(error);
+      else messages.push(m as Message);
+    }
+    if (messages.length === 0) return this.refuseAll(res, refused, Array.isArray(body));
     const initializing = messages.some((m) => m.method === 'initialize' && isRequest(m));
     if (initializing) {
       if (this.initialized)
         return this.error(res, 400, -32600, 'Invalid Request: Server already initialized');
-      if (messages.length > 1)
+      if (raw.length > 1)
         return this.error(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
       this.sessionId = this.options.sessionIdGenerator();
       this.initialized = true;
@@ -177,12 +185,22 @@ export class NodeStreamableTransport implements Transport {
       sse ||= wantsProgress(m);
     }
     if (ids.length === 0) {
-      // Notifications and responses only: accepted, nothing to answer.
-      res.writeHead(202, this.headers({})).end();
+      // Notifications and responses only: accepted, nothing to answer but the malformed requests.
+      if (refused.length > 0)
+        writeJson(res, 200, `[${refused.map(messageJson).join(',')}]`, this.headers({}));
+      else res.writeHead(202, this.headers({})).end();
       for (const m of messages) if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
       return;
     }
-    const stream: PostStream = { res, sse, ids, answers: new Array(ids.length), left: ids.length };
+    const stream: PostStream = {
+      res,
+      sse,
+      ids,
+      answers: new Array(ids.length),
+      left: ids.length,
+      refused,
+      batch: Array.isArray(body),
+    };
     for (const id of ids) this.byRequest.set(id, stream);
     if (stream.sse) {
       res.writeHead(
@@ -196,6 +214,7 @@ export class NodeStreamableTransport implements Transport {
       );
       stream.keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
       stream.keepAlive.unref();
+      for (const error of refused) res.write(`event: message\ndata: ${messageJson(error)}\n\n`);
     }
     for (const m of messages) {
       if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
@@ -203,6 +222,18 @@ export class NodeStreamableTransport implements Transport {
     // A client that goes away before its answers are ready frees its stream; late answers are dropped.
     // (A tool that answered synchronously has already written and released it.)
     if (stream.left > 0) res.on('close', () => this.release(stream));
+  }
+
+  /**
+   * Nothing in the POST could be acted on: each message's error (a list for a batch). 200 when every
+   * error carries its request's id, as any other JSON-RPC error does; 400 when one cannot be matched.
+   */
+  private refuseAll(res: ServerResponse, refused: JSONRPCMessage[], batch: boolean): undefined {
+    this.onerror?.(new Error('malformed JSON-RPC message'));
+    const text = batch ? `[${refused.map(messageJson).join(',')}]` : messageJson(refused[0]!);
+    const unmatched = refused.some((m) => (m as { id?: unknown }).id === null);
+    writeJson(res, unmatched ? 400 : 200, text, this.headers({}));
+    return undefined;
   }
 
   private release(stream: PostStream): void {
@@ -276,8 +307,11 @@ export class NodeStreamableTransport implements Transport {
     if (stream.sse) {
       stream.res.end();
     } else {
-      const { answers } = stream;
-      const text = answers.length === 1 ? messageBody(answers[0]) : `[${answers.map(messageJson).join(',')}]`;
+      const answers = [...stream.answers, ...stream.refused];
+      const text =
+        answers.length === 1 && !stream.batch
+          ? messageBody(answers[0])
+          : `[${answers.map(messageJson).join(',')}]`;
       writeJson(stream.res, 200, text, this.sessionId ? { 'mcp-session-id': this.sessionId } : undefined);
     }
     this.release(stream);
