@@ -4,9 +4,9 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Envelope } from '../shared/envelope/index.ts';
+import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import type { Config } from './config.ts';
-import { type Db, openDatabase } from './db/open.ts';
+import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
 import { HubStatus } from './hub-status.ts';
@@ -23,7 +23,7 @@ import type { AnyTool } from './tools/define.ts';
 import { ToolRegistry } from './tools/registry.ts';
 import { answerTool, runTool, type ToolAnswer } from './tools/run.ts';
 
-export const DB_FILE_NAME = 'hub.db';
+export { DB_FILE_NAME };
 
 export interface Hub {
   config: Config;
@@ -61,6 +61,8 @@ export interface ContextExtras {
   /** The call's signal, or a function that makes it when a tool first asks (AbortSignals cost µs). */
   signal?: AbortSignal | (() => AbortSignal) | undefined;
   progress?: ToolContext['progress'] | undefined;
+  /** The budget the answer is trimmed to (ToolContext.budget); call() and answer() set it from applyBudget. */
+  budget?: number | undefined;
 }
 
 export interface AnswerOptions extends ContextExtras {
@@ -112,6 +114,7 @@ class CallContext implements ToolContext {
     readonly caller: CallerInfo,
     private readonly signalSource: AbortSignal | (() => AbortSignal),
     readonly progress: ToolContext['progress'],
+    readonly budget: number | undefined,
   ) {
     this.config = parts.config;
     this.db = parts.db;
@@ -164,7 +167,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   if (logFile) status.log = logFile.state;
   services.status = status;
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
-  services.git = createGitService(config.repo);
+  services.git ??= createGitService(config.repo);
 
   /** Records a served call (and the session's last tool) once its answer is on its way. */
   function finish(
@@ -220,7 +223,8 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       const { caller, applyBudget, signal, progress } = options;
       const startedAt = Date.now();
       const t0 = performance.now();
-      const run = { applyBudget, ctx: this.context(caller, { signal, progress }) };
+      const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
+      const run = { applyBudget, ctx: this.context(caller, { signal, progress, budget }) };
       return runTool(tool, input, run).then((envelope) =>
         finish(tool, input, caller, startedAt, t0, { envelope, text: serialise(envelope) }),
       );
@@ -228,16 +232,23 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     answer(tool, input, { caller, applyBudget, signal, progress }) {
       const startedAt = Date.now();
       const t0 = performance.now();
+      const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
       const answer = answerTool(tool, input, {
         applyBudget,
-        ctx: this.context(caller, { signal, progress }),
+        ctx: this.context(caller, { signal, progress, budget }),
       });
       return answer instanceof Promise
         ? answer.then((a) => finish(tool, input, caller, startedAt, t0, a))
         : finish(tool, input, caller, startedAt, t0, answer);
     },
     context(caller, extra = {}) {
-      return new CallContext(parts, caller, extra.signal ?? NEVER_ABORTED, extra.progress ?? NO_PROGRESS);
+      return new CallContext(
+        parts,
+        caller,
+        extra.signal ?? NEVER_ABORTED,
+        extra.progress ?? NO_PROGRESS,
+        extra.budget,
+      );
     },
     async start() {
       if (config.recordCalls) calls.start();

@@ -1,18 +1,17 @@
 // CLI entry: `cos serve | index | module | doctor`. Reads the configuration, listens, closes gracefully.
+// Each command is imported when it runs, so `cos --version` or `cos module list` loads neither the
+// HTTP stack nor the graph (the build turns each import into a chunk of its own).
 import { parseArgs } from 'node:util';
-import { doctor } from './cli/doctor.ts';
-import { indexCommand } from './cli/index.ts';
-import { loginCommand } from './cli/login.ts';
-import { moduleCommand } from './cli/module.ts';
-import { serve } from './cli/serve.ts';
 import { startupFailure } from './cli/startup-error.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
+import { HUB_VERSION } from './version.ts';
 
 const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR]
        cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
        cos doctor
        cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
+       cos --version | --help
 
 Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
 COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR.`;
@@ -29,27 +28,32 @@ async function main(argv: string[]): Promise<number> {
       'tasks-dir': { type: 'string' },
       force: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
     },
   });
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
-  const { help: _help, force, ...flags } = values;
+  if (values.version) {
+    console.log(HUB_VERSION);
+    return 0;
+  }
+  const { help: _help, version: _version, force, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   const [command = 'serve', ...rest] = positionals;
   try {
     switch (command) {
       case 'serve':
-        return await serve(config);
+        return await (await import('./cli/serve.ts')).serve(config);
       case 'index':
-        return await indexCommand(config, rest, force === true);
+        return await (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
       case 'module':
-        return moduleCommand(config, rest);
+        return (await import('./cli/module.ts')).moduleCommand(config, rest);
       case 'doctor':
-        return await doctor(config);
+        return await (await import('./cli/doctor.ts')).doctor(config);
       case 'login':
-        return await loginCommand(config);
+        return await (await import('./cli/login.ts')).loginCommand(config);
       default:
         console.error(`unknown command "${command}"\n${USAGE}`);
         return 2;

@@ -3,6 +3,7 @@
 import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Hub } from '../hub.ts';
+import { PROFILE_NAMES, profileNamed } from '../tools/profiles.ts';
 import { refuse } from './messages.ts';
 import { McpSessions } from './sessions.ts';
 import type { NodeStreamableTransport } from './transport.ts';
@@ -84,7 +85,19 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
           'Session not found: it ended or was evicted; initialize a new session',
         );
     } else if (request.method === 'POST' && isInitialize(request.body)) {
-      return sessions.create().then((transport) => serve(transport, request, reply));
+      // The tool profile is chosen once, by the URL the session starts on (`/mcp?tools=core`).
+      const asked = (request.query as { tools?: unknown } | undefined)?.tools;
+      const profile = profileNamed(typeof asked === 'string' ? asked : undefined);
+      if (!profile) {
+        jsonRpcError(
+          reply,
+          400,
+          -32602,
+          `Invalid params: tools=${String(asked)} names no tool profile; use one of ${PROFILE_NAMES.join(', ')} (or leave it out for all)`,
+        );
+        return undefined;
+      }
+      return sessions.create(profile).then((transport) => serve(transport, request, reply));
     } else if (request.method === 'POST' && initializeRefusal(request.body)) {
       // An initialize whose params are wrong deserves to hear so, not "send initialize first".
       const refusal = initializeRefusal(request.body) as { id: unknown };
@@ -105,7 +118,15 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
 
   await app.register(async (mcp) => {
     mcp.setErrorHandler(bodyError);
-    mcp.route({ method: ['POST', 'GET', 'DELETE'], url: '/mcp', schema: { hide: true }, handler: handle });
+    mcp.route({
+      method: ['POST', 'GET', 'DELETE'],
+      url: '/mcp',
+      schema: { hide: true },
+      // The transport writes (and compresses) its own answers: no per-request hooks of the plugin here.
+      compress: false,
+      decompress: false,
+      handler: handle,
+    });
   });
   return sessions;
 }

@@ -15,8 +15,9 @@ import {
   type RequestId,
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
+import { accepted, COMPRESS_THRESHOLD, compressBody, type Encoding } from './compress.ts';
 import { refuse } from './messages.ts';
-import { messageBody, messageJson } from './wire.ts';
+import { messageBody, messageJson, readyGzip } from './wire.ts';
 
 const MAX_BATCH = 100;
 const KEEPALIVE_MS = 15_000;
@@ -38,6 +39,8 @@ interface PostStream {
   refused: JSONRPCMessage[];
   /** Whether the POST was a batch (answered with a list, even of one). */
   batch: boolean;
+  /** The encodings the client accepts a JSON answer in (Accept-Encoding). */
+  encodings: Set<string> | undefined;
   keepAlive?: NodeJS.Timeout;
 }
 
@@ -61,15 +64,38 @@ function writeJson(
   status: number,
   body: string | Buffer,
   extra: Record<string, string> | undefined,
+  encoding?: Encoding,
 ): void {
   const length = typeof body === 'string' ? Buffer.byteLength(body) : body.length;
-  const headers: Record<string, string> = {
-    'content-type': 'application/json',
-    'content-length': String(length),
-  };
+  const headers: Record<string, string> = { 'content-type': 'application/json' };
+  headers['content-length'] = String(length);
+  if (encoding) {
+    headers['content-encoding'] = encoding;
+    headers.vary = 'accept-encoding';
+  }
   // Assigned one by one: an object spread here is a runtime call per key, about 1 µs an answer.
   if (extra) for (const key of Object.keys(extra)) headers[key] = extra[key]!;
   res.writeHead(status, headers).end(body);
+}
+
+/**
+ * A finished POST's body, compressed when it is over the threshold and the client accepts it: an answer
+ * kept ready (tools/list) as gzip from its once-compressed head, any other with brotli or gzip.
+ */
+function encoded(stream: PostStream): [string | Buffer, Encoding | undefined] {
+  const { encodings } = stream;
+  const answers = stream.refused.length > 0 ? [...stream.answers, ...stream.refused] : stream.answers;
+  const single = answers.length === 1 && !stream.batch ? answers[0] : undefined;
+  if (single !== undefined && encodings?.has('gzip')) {
+    const ready = readyGzip(single);
+    if (ready) return [ready, 'gzip'];
+  }
+  const body = single !== undefined ? messageBody(single) : `[${answers.map(messageJson).join(',')}]`;
+  const length = typeof body === 'string' ? body.length : body.length;
+  const encoding = encodings?.has('br') ? 'br' : encodings?.has('gzip') ? 'gzip' : undefined;
+  // A string's length in code units is at most its UTF-8 length: a first, cheap look at the threshold.
+  if (!encoding || length < COMPRESS_THRESHOLD) return [body, undefined];
+  return [compressBody(body, encoding), encoding];
 }
 
 function wantsProgress(m: Message): boolean {
@@ -200,6 +226,7 @@ export class NodeStreamableTransport implements Transport {
       left: ids.length,
       refused,
       batch: Array.isArray(body),
+      encodings: sse ? undefined : accepted(req.headers['accept-encoding']),
     };
     for (const id of ids) this.byRequest.set(id, stream);
     if (stream.sse) {
@@ -307,12 +334,14 @@ export class NodeStreamableTransport implements Transport {
     if (stream.sse) {
       stream.res.end();
     } else {
-      const answers = [...stream.answers, ...stream.refused];
-      const text =
-        answers.length === 1 && !stream.batch
-          ? messageBody(answers[0])
-          : `[${answers.map(messageJson).join(',')}]`;
-      writeJson(stream.res, 200, text, this.sessionId ? { 'mcp-session-id': this.sessionId } : undefined);
+      const [body, encoding] = encoded(stream);
+      writeJson(
+        stream.res,
+        200,
+        body,
+        this.sessionId ? { 'mcp-session-id': this.sessionId } : undefined,
+        encoding,
+      );
     }
     this.release(stream);
   }
