@@ -19,29 +19,25 @@ function initializeRefusal(body: unknown): JSONRPCMessage | undefined {
 
 /** A body Fastify could not take answers in JSON-RPC here, as an MCP client expects. */
 function bodyError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const answer = bodyRefusal(error);
+  // Anything else is the app's to answer (its handler logs it under an error id).
+  if (!answer) throw error;
+  jsonRpcError(reply, answer[0], answer[1], answer[2]);
+}
+
+function bodyRefusal(error: FastifyError): [number, number, string] | undefined {
   switch (error.code) {
     case 'FST_ERR_CTP_EMPTY_JSON_BODY':
     case 'FST_ERR_CTP_INVALID_JSON_BODY':
-      return jsonRpcError(reply, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
+      return [400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'];
     case 'FST_ERR_CTP_BODY_TOO_LARGE':
-      return jsonRpcError(
-        reply,
-        413,
-        ErrorCode.InvalidRequest,
-        `Invalid Request: the body is larger than the hub accepts`,
-      );
+      return [413, ErrorCode.InvalidRequest, 'Invalid Request: the body is larger than the hub accepts'];
     case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
-      return jsonRpcError(
-        reply,
-        415,
-        ErrorCode.InvalidRequest,
-        'Invalid Request: send the body as application/json',
-      );
+      return [415, ErrorCode.InvalidRequest, 'Invalid Request: send the body as application/json'];
   }
   if (error instanceof SyntaxError)
-    return jsonRpcError(reply, 400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON');
-  // Anything else is the app's to answer (its handler logs it under an error id).
-  throw error;
+    return [400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'];
+  return undefined;
 }
 
 function isInitialize(body: unknown): boolean {
