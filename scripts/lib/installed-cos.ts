@@ -5,7 +5,7 @@
 // runs the packed files in place (test/package/package.test.ts).
 import assert from 'node:assert/strict';
 import { type ChildProcess, spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -15,7 +15,6 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 export type CosCommand = readonly [string, ...string[]];
 
 export interface CheckReport {
-  repo: string;
   version: string;
   tools: number;
   indexed: string;
@@ -106,7 +105,10 @@ async function startServe(
   return { url, child, exited, output: () => out };
 }
 
-/** Runs every check; throws (an AssertionError naming the step) at the first that fails. */
+/**
+ * Runs every check in a fresh repository, removed afterwards; throws (an AssertionError naming the
+ * step) at the first that fails.
+ */
 export async function checkInstalledCos(
   cos: CosCommand,
   options: { version: string; log?: (line: string) => void },
@@ -122,6 +124,22 @@ export async function checkInstalledCos(
     return value;
   };
   const repo = makeUserRepo();
+  try {
+    const { tools, indexed } = await checkIn(repo, cos, options.version, step);
+    return { version: options.version, tools, indexed, steps };
+  } finally {
+    rmSync(repo, { recursive: true, force: true });
+  }
+}
+
+/** The checks themselves, in the user's repository `repo`. */
+async function checkIn(
+  repo: string,
+  cos: CosCommand,
+  version: string,
+  step: <T>(name: string, fn: () => T | Promise<T>) => Promise<T>,
+): Promise<{ tools: number; indexed: string }> {
+  const options = { version };
   const env = userEnv();
 
   await step('cos --version', () => {
@@ -206,5 +224,5 @@ export async function checkInstalledCos(
     assert.equal(r.status, 0, r.stderr);
     assert.match(r.stdout, /on\s+graph/);
   });
-  return { repo, version: options.version, tools, indexed, steps };
+  return { tools, indexed };
 }
