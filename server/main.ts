@@ -9,12 +9,14 @@ import { HUB_VERSION } from './version.ts';
 const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR]
        cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
+       cos project add [path] [--slug S] [--state-dir DIR] | list | remove <slug>
        cos doctor
        cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
        cos --version | --help
 
 Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
-COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR.`;
+COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR,
+COS_HOME (the registry of projects; default the platform's config directory).`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -27,6 +29,7 @@ async function main(argv: string[]): Promise<number> {
       'state-dir': { type: 'string' },
       'tasks-dir': { type: 'string' },
       force: { type: 'boolean' },
+      slug: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -39,7 +42,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(HUB_VERSION);
     return 0;
   }
-  const { help: _help, version: _version, force, ...flags } = values;
+  const { help: _help, version: _version, force, slug, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   const [command = 'serve', ...rest] = positionals;
   try {
@@ -50,6 +53,11 @@ async function main(argv: string[]): Promise<number> {
         return await (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
       case 'module':
         return (await import('./cli/module.ts')).moduleCommand(config, rest);
+      case 'project':
+        return await (await import('./cli/project.ts')).projectCommand(config, rest, {
+          slug,
+          stateDir: flags['state-dir'],
+        });
       case 'doctor':
         return await (await import('./cli/doctor.ts')).doctor(config);
       case 'login':

@@ -5,7 +5,7 @@ import type { Db } from '../db/open.ts';
 import { ToolError } from '../errors.ts';
 import { withinBudget } from '../search/budget.ts';
 import { independent, makeSnippet, phraseOf, type QueryTerm } from '../search/fts-query.ts';
-import { type Status, taskKey } from './model.ts';
+import type { Status } from './model.ts';
 import type { BoardStore } from './store.ts';
 import type { TasksDir } from './tasks-dir.ts';
 import { MAX_PAGE } from './views.ts';
@@ -66,7 +66,7 @@ export function createSearch({
     const page = rows.slice(0, limit);
     return {
       results: page.map((r) => ({
-        id: taskKey(r.id),
+        id: r.key,
         title: r.title,
         status: r.status,
         kind: r.kind,
