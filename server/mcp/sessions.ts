@@ -46,6 +46,11 @@ export class McpSessions {
     return this.sessions.size;
   }
 
+  /** Whether the session exists, without counting as its activity. */
+  has(id: string): boolean {
+    return this.sessions.has(id);
+  }
+
   get(id: string): McpSession | undefined {
     const session = this.sessions.get(id);
     if (session) {
