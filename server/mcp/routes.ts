@@ -48,7 +48,8 @@ function isInitialize(body: unknown): boolean {
 }
 
 export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise<McpSessions> {
-  const sessions = new McpSessions(hub, hub.config.mcpSessionIdleMs);
+  const sessions = new McpSessions(hub, hub.config.mcpSessionIdleMs, hub.config.mcpMaxSessions);
+  if (hub.services.status) hub.services.status.mcpSessions = () => sessions.counts();
   app.addHook('onClose', async () => sessions.closeAll());
 
   /** Hands the request to the session's transport, which writes the answer (JSON or an SSE stream). */
