@@ -134,7 +134,14 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
   }
   app.setNotFoundHandler((request, reply) => {
     const path = request.url.split('?', 1)[0] ?? '/';
-    if (path.startsWith('/api/') || path === '/mcp' || request.method !== 'GET') {
+    // MCP clients probe /.well-known/oauth-* before connecting: the SPA's page with 200 would read as
+    // metadata that does not parse, where a 404 tells them the hub asks for no OAuth.
+    if (
+      path.startsWith('/api/') ||
+      path === '/mcp' ||
+      path.startsWith('/.well-known/') ||
+      request.method !== 'GET'
+    ) {
       return sendError(
         reply,
         'not_found',
