@@ -10,6 +10,7 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify';
+import { newErrorId } from './errors.ts';
 import { sendError } from './http/error-reply.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
@@ -20,7 +21,6 @@ import { registerToolRoutes } from './http/tool-routes.ts';
 import type { Hub } from './hub.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import type { McpSessions } from './mcp/sessions.ts';
-import { newErrorId } from './tools/run.ts';
 import { HUB_VERSION } from './version.ts';
 
 declare module 'fastify' {
