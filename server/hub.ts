@@ -225,6 +225,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       return new CallContext(parts, caller, extra.signal ?? NEVER_ABORTED, extra.progress ?? NO_PROGRESS);
     },
     async start() {
+      sessions.endOrphans();
       if (config.recordCalls) calls.start();
       // Concurrently: the hub answers while every service indexes, and one failing start stops no other.
       await Promise.all(

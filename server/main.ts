@@ -1,18 +1,19 @@
 // CLI entry: `cos serve | index | module | doctor`. Reads the configuration, listens, closes gracefully.
 import { parseArgs } from 'node:util';
-import { doctor } from './cli/doctor.ts';
-import { indexCommand } from './cli/index.ts';
-import { moduleCommand } from './cli/module.ts';
-import { serve } from './cli/serve.ts';
+import { DOCTOR_HELP, doctor } from './cli/doctor.ts';
+import { USAGE } from './cli/help.ts';
+import { INDEX_HELP, indexCommand } from './cli/index.ts';
+import { MODULE_HELP, moduleCommand } from './cli/module.ts';
+import { SERVE_HELP, serve } from './cli/serve.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
 
-const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR]
-       cos index [--force] [path …]
-       cos module list | enable <id> | disable <id>
-       cos doctor
-
-Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
-COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR.`;
+/** Each command's --help (in its module); `cos --help` without a command prints the overview. */
+const HELP: Record<string, string> = {
+  serve: SERVE_HELP,
+  index: INDEX_HELP,
+  module: MODULE_HELP,
+  doctor: DOCTOR_HELP,
+};
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -25,16 +26,17 @@ async function main(argv: string[]): Promise<number> {
       'state-dir': { type: 'string' },
       'tasks-dir': { type: 'string' },
       force: { type: 'boolean' },
+      fix: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
   });
+  const [command = 'serve', ...rest] = positionals;
   if (values.help) {
-    console.log(USAGE);
+    console.log(positionals.length > 0 ? (HELP[command] ?? USAGE) : USAGE);
     return 0;
   }
-  const { help: _help, force, ...flags } = values;
+  const { help: _help, force, fix, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
-  const [command = 'serve', ...rest] = positionals;
   switch (command) {
     case 'serve':
       return serve(config);
@@ -43,7 +45,7 @@ async function main(argv: string[]): Promise<number> {
     case 'module':
       return moduleCommand(config, rest);
     case 'doctor':
-      return doctor(config);
+      return doctor(config, { fix: fix === true });
     default:
       console.error(`unknown command "${command}"\n${USAGE}`);
       return 2;
