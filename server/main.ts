@@ -3,6 +3,7 @@ import { parseArgs } from 'node:util';
 import { DOCTOR_HELP, doctor } from './cli/doctor.ts';
 import { USAGE } from './cli/help.ts';
 import { INDEX_HELP, indexCommand } from './cli/index.ts';
+import { LOGIN_HELP, loginCommand } from './cli/login.ts';
 import { MODULE_HELP, moduleCommand } from './cli/module.ts';
 import { SERVE_HELP, serve } from './cli/serve.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
@@ -13,6 +14,7 @@ const HELP: Record<string, string> = {
   index: INDEX_HELP,
   module: MODULE_HELP,
   doctor: DOCTOR_HELP,
+  login: LOGIN_HELP,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -46,6 +48,8 @@ async function main(argv: string[]): Promise<number> {
       return moduleCommand(config, rest);
     case 'doctor':
       return doctor(config, { fix: fix === true });
+    case 'login':
+      return loginCommand(config);
     default:
       console.error(`unknown command "${command}"\n${USAGE}`);
       return 2;

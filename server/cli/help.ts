@@ -14,8 +14,9 @@ export const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--s
        cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
        cos doctor [--fix]
+       cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
 
 cos <command> --help says more about one command. While a hub serves the state directory, index,
-module and doctor ask that hub instead of changing its state under it.
+module, doctor and login ask that hub instead of changing its state under it.
 
 ${CONFIG_FLAGS_HELP}`;
