@@ -2,10 +2,11 @@
 // $COS_STATE_DIR/running-hub.json once it listens and removes it when it closes; every other command
 // reads it, checks that the hub really answers there, and then asks that hub instead of changing the
 // state under it (one truth: the running hub's). A file left by a hub that died is recognised as stale
-// (its process is gone, or nothing answers at its address) and ignored.
+// (its process is gone, or nothing answers at its address) and ignored; so is one that names an
+// address off this machine.
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { Config } from '../config.ts';
+import { type Config, LOOPBACK_HOSTS } from '../config.ts';
 import { type HubAnswer, hubRequest } from './hub-client.ts';
 
 export const RUNNING_HUB_FILE = 'running-hub.json';
@@ -54,7 +55,19 @@ function readRecord(config: Config): RunningHubRecord | undefined {
   }
   const r = parsed as Partial<RunningHubRecord>;
   if (typeof r.pid !== 'number' || typeof r.url !== 'string' || typeof r.repo !== 'string') return undefined;
+  // The CLI sends COS_HUB_TOKEN to this address: only ever to this machine. A record naming anything
+  // else (a repository can ship a .cos/ of its own) is not a hub of ours.
+  if (!isLoopbackUrl(r.url)) return undefined;
   return { pid: r.pid, url: r.url, repo: r.repo, started_at: String(r.started_at ?? '') };
+}
+
+function isLoopbackUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return url.protocol === 'http:' && LOOPBACK_HOSTS.has(url.hostname.replace(/^\[(.*)\]$/, '$1'));
+  } catch {
+    return false;
+  }
 }
 
 function alive(pid: number): boolean {
