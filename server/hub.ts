@@ -1,5 +1,6 @@
 // The hub's runtime: configuration, database, logger, event bus, module switches, the domain services and
 // the tool registry. buildApp() serves it; main.ts starts and stops it. Nothing here listens on a port.
+
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -7,6 +8,7 @@ import type { Envelope } from '../shared/envelope/index.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
+import { createGitService } from './git/service.ts';
 import { createLogger } from './logger.ts';
 import { ModuleState } from './modules.ts';
 import { CallRecorder } from './observability/calls.ts';
@@ -151,6 +153,8 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       : createServices({ config, db, dbPath, logger, events, modules });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
+  // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
+  services.git = createGitService(config.repo);
 
   /** Records a served call (and the session's last tool) once its answer is on its way. */
   function finish(

@@ -41,6 +41,7 @@ interface GraphIssue {
   severity: 'real' | 'info';
   count: number;
   fixable: boolean;
+  sample: string[];
 }
 
 interface GraphReport {
@@ -161,7 +162,7 @@ function graphFindings(config: Config, fix: boolean): Finding[] {
     try {
       const stats = graphCounts(db);
       if (stats.files === 0 && !fix) return [graphNotIndexed];
-      const { findings, fixed } = doctorPass(db, config.repo, { fix, sampleSize: 3 });
+      const { findings, fixed } = doctorPass(db, config.repo, { fix, sampleSize: 5 });
       const info = new Set<DoctorCategory>(INFORMATIONAL_CATEGORIES);
       const report: GraphReport = {
         issues: findings.map((f) => ({
@@ -169,6 +170,7 @@ function graphFindings(config: Config, fix: boolean): Finding[] {
           severity: info.has(f.category) ? 'info' : 'real',
           count: f.count,
           fixable: FIXABLE_CATEGORIES.includes(f.category),
+          sample: f.sample,
         })),
         fixed,
         stats: graphCounts(db),
@@ -209,13 +211,22 @@ function graphReportFindings(report: GraphReport): Finding[] {
       what: 'code graph',
       detail: `${report.stats.files} files, ${report.stats.nodes} nodes, ${report.stats.edges} edges; healthy`,
     });
-    return out;
   }
   for (const i of real) {
     out.push({
       ok: false,
       what: 'code graph',
       detail: `${i.category}: ${i.count} (${i.fixable ? 'cos doctor --fix repairs it' : 'not repairable by the doctor: reindex with cos index --force'})`,
+    });
+  }
+  // Files that did not parse cleanly are reported, not failed: what parsed is in the graph.
+  const parse = report.issues.find((i) => i.category === 'files_with_parse_errors');
+  if (parse?.count) {
+    const more = parse.count - parse.sample.length;
+    out.push({
+      ok: true,
+      what: 'code parse',
+      detail: `${parse.count} file${parse.count === 1 ? '' : 's'} did not parse cleanly (first error): ${parse.sample.join('; ')}${more > 0 ? `; and ${more} more (cos_graph_doctor {"sample_size": 100})` : ''}`,
     });
   }
   return out;
@@ -261,7 +272,7 @@ async function viaHub(hub: RunningHub, config: Config, fix: boolean): Promise<Fi
     out.push({ ok: false, what: 'task files', detail: (err as Error).message });
   }
   try {
-    const graph = await hubRequest(target, 'POST', '/api/graph/doctor', { fix, sample_size: 3 });
+    const graph = await hubRequest(target, 'POST', '/api/graph/doctor', { fix, sample_size: 5 });
     if (moduleOff(graph)) out.push({ ok: true, what: 'code graph', detail: 'graph module off' });
     else out.push(...graphReportFindings(unwrap<GraphReport>(graph, 'the graph doctor')));
   } catch (err) {

@@ -331,9 +331,12 @@ export default function ActivityPage() {
     <Page
       title="Activity"
       actions={
-        <span className="muted" data-testid="stream-status">
-          {stream === 'live' ? '● Live' : stream === 'connecting' ? '○ Connecting…' : '○ Reconnecting…'}
-        </span>
+        <>
+          <Link to="/review">Review the working tree</Link>
+          <span className="muted" data-testid="stream-status">
+            {stream === 'live' ? '● Live' : stream === 'connecting' ? '○ Connecting…' : '○ Reconnecting…'}
+          </span>
+        </>
       }
     >
       <ModuleGate modules={['observability']}>
