@@ -8,7 +8,7 @@ import { navigate, useLocation, withParams } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
 import { BUDGETS, EDGE_TYPES, type EdgeType, type ExportQuery, graphExport, graphSearch } from './api.ts';
 import { ContainmentTree } from './containment-tree.tsx';
-import { KindSwatch, legendKinds } from './kinds.tsx';
+import { KindLegend, KindSwatch } from './kinds.tsx';
 import { NodePanel } from './node-panel.tsx';
 
 const MODES = [
@@ -70,7 +70,6 @@ export function Explorer() {
     [data?.nodes],
   );
   const edges = useMemo(() => data?.edges ?? [], [data?.edges]);
-  const kinds = useMemo(() => legendKinds(nodes.map((n) => n.kind)), [nodes]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -168,13 +167,7 @@ export function Explorer() {
         <TruncatedNotice meta={view.state.value?.meta} />
         {nodes.length > 0 ? (
           <>
-            <ul className="legend" aria-label="Node kinds">
-              {kinds.map((kind) => (
-                <li key={kind} data-kind={kind}>
-                  <KindSwatch kind={kind} /> {kind}
-                </li>
-              ))}
-            </ul>
+            <KindLegend nodes={nodes} />
             <Suspense fallback={<p className="muted">Loading the graph view…</p>}>
               <GraphCanvas nodes={nodes} edges={edges} selected={uid} onSelect={select} />
             </Suspense>

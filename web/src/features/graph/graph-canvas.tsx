@@ -129,6 +129,9 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
         drawThemedHover(context, data, settings, themeRef.current),
       // Small graphs can afford every label; big ones show labels as the camera zooms in.
       labelRenderedSizeThreshold: nodes.length <= 150 ? 0 : 7,
+      // Sigma also keeps one label per 100 px cell; a picture of a few dozen nodes (the Review page's)
+      // names every node, even two drawn side by side.
+      labelDensity: nodes.length <= 40 ? 100 : 1,
       defaultEdgeType: 'arrow',
       zIndex: true,
       // Panning redraws every frame; edges and labels are most of that work, so they wait for the stop.

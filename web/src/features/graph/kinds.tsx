@@ -2,6 +2,7 @@
 // colour means one kind wherever it appears. Colour is never alone (the legend, labels and lists name
 // the kind). Chosen to stay apart from each other and readable on the light and the dark surface.
 // Kept apart from graph-canvas.tsx so the page can colour its legend without loading sigma.
+import { useMemo } from 'react';
 import type { operations } from '../../lib/api-types.ts';
 
 export type NodeKind = NonNullable<operations['graphSearch']['parameters']['query']['kinds']>[number];
@@ -45,4 +46,18 @@ export function legendKinds(kinds: Iterable<string>): string[] {
 
 export function KindSwatch({ kind }: { kind: string }) {
   return <span className="swatch" style={{ background: kindColour(kind) }} aria-hidden="true" />;
+}
+
+/** The legend of a canvas: every kind among `nodes`, once, in the fixed order, each with its colour. */
+export function KindLegend({ nodes }: { nodes: readonly { kind: string }[] }) {
+  const kinds = useMemo(() => legendKinds(nodes.map((n) => n.kind)), [nodes]);
+  return (
+    <ul className="legend" aria-label="Node kinds">
+      {kinds.map((kind) => (
+        <li key={kind} data-kind={kind}>
+          <KindSwatch kind={kind} /> {kind}
+        </li>
+      ))}
+    </ul>
+  );
 }
