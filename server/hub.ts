@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Envelope } from '../shared/envelope/index.ts';
+import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
@@ -57,6 +57,8 @@ export interface ContextExtras {
   /** The call's signal, or a function that makes it when a tool first asks (AbortSignals cost µs). */
   signal?: AbortSignal | (() => AbortSignal) | undefined;
   progress?: ToolContext['progress'] | undefined;
+  /** The budget the answer is trimmed to (ToolContext.budget); call() and answer() set it from applyBudget. */
+  budget?: number | undefined;
 }
 
 export interface AnswerOptions extends ContextExtras {
@@ -108,6 +110,7 @@ class CallContext implements ToolContext {
     readonly caller: CallerInfo,
     private readonly signalSource: AbortSignal | (() => AbortSignal),
     readonly progress: ToolContext['progress'],
+    readonly budget: number | undefined,
   ) {
     this.config = parts.config;
     this.db = parts.db;
@@ -154,7 +157,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
-  services.git = createGitService(config.repo);
+  services.git ??= createGitService(config.repo);
 
   /** Records a served call (and the session's last tool) once its answer is on its way. */
   function finish(
@@ -209,7 +212,8 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       const { caller, applyBudget, signal, progress } = options;
       const startedAt = Date.now();
       const t0 = performance.now();
-      const run = { applyBudget, ctx: this.context(caller, { signal, progress }) };
+      const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
+      const run = { applyBudget, ctx: this.context(caller, { signal, progress, budget }) };
       return runTool(tool, input, run).then((envelope) =>
         finish(tool, input, caller, startedAt, t0, { envelope, text: serialise(envelope) }),
       );
@@ -217,16 +221,23 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     answer(tool, input, { caller, applyBudget, signal, progress }) {
       const startedAt = Date.now();
       const t0 = performance.now();
+      const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
       const answer = answerTool(tool, input, {
         applyBudget,
-        ctx: this.context(caller, { signal, progress }),
+        ctx: this.context(caller, { signal, progress, budget }),
       });
       return answer instanceof Promise
         ? answer.then((a) => finish(tool, input, caller, startedAt, t0, a))
         : finish(tool, input, caller, startedAt, t0, answer);
     },
     context(caller, extra = {}) {
-      return new CallContext(parts, caller, extra.signal ?? NEVER_ABORTED, extra.progress ?? NO_PROGRESS);
+      return new CallContext(
+        parts,
+        caller,
+        extra.signal ?? NEVER_ABORTED,
+        extra.progress ?? NO_PROGRESS,
+        extra.budget,
+      );
     },
     async start() {
       sessions.endOrphans();

@@ -16,9 +16,7 @@ export const taskMoveTool = defineTool({
   name: 'cos_task_move',
   title: 'Move a task',
   description:
-    "Moves a task to another column. Only the board's transitions are allowed (a refusal names the allowed targets), " +
-    'and WIP caps hold unless bypass_wip is set with a reason (both recorded). Moving to in_progress assigns the task ' +
-    'to agent_session. The reason goes to the history and the Work Log.',
+    'Moves a task to another column when the board allows the transition and the WIP cap holds; in_progress assigns it to agent_session.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
@@ -28,6 +26,11 @@ export const taskMoveTool = defineTool({
       expected_version: Type.Optional(ExpectedVersionSchema),
       reason: Type.Optional(ReasonSchema),
       bypass_wip: Type.Optional(BypassWipSchema),
+      bypass_gates: Type.Optional(
+        Type.Boolean({
+          description: 'skip the quality gates; needs a reason',
+        }),
+      ),
       agent_session: Type.Optional(AgentSessionSchema),
     },
     { additionalProperties: false },
@@ -39,7 +42,12 @@ export const taskMoveTool = defineTool({
     return boardOf(ctx).move(
       input.id,
       input.to,
-      { expected_version: input.expected_version, reason: input.reason, bypass_wip: input.bypass_wip },
+      {
+        expected_version: input.expected_version,
+        reason: input.reason,
+        bypass_wip: input.bypass_wip,
+        bypass_gates: input.bypass_gates,
+      },
       actorOf(ctx, input.agent_session),
     );
   },

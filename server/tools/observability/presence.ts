@@ -40,14 +40,12 @@ export const presenceQueryTool = defineTool({
   name: 'cos_presence_query',
   title: 'Who is connected',
   description:
-    'Agents connected to this hub: client, lifecycle (active ≤30 s, present ≤5 min, idle, ended), last tool and the task each has claimed. Use it before claiming work others may hold.',
+    'Agents connected now: client, lifecycle, last tool and claimed task. Check it before taking work others may hold.',
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(
     {
-      include_ended: Type.Optional(
-        Type.Boolean({ description: 'also sessions that ended in the last hour' }),
-      ),
+      include_ended: Type.Optional(Type.Boolean({})),
     },
     { additionalProperties: false },
   ),

@@ -7,3 +7,7 @@ export function getHealth(signal: AbortSignal) {
 export function hubSummary(signal: AbortSignal) {
   return call(api.GET('/api/hub/summary', { signal }));
 }
+
+export function mcpProfiles(signal: AbortSignal) {
+  return call(api.GET('/api/settings/mcp-profiles', { signal }));
+}
