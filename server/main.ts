@@ -1,20 +1,18 @@
 // CLI entry: `cos serve | index | module | doctor`. Reads the configuration, listens, closes gracefully.
+// Each command is imported when it runs, so `cos --version` or `cos module list` loads neither the
+// HTTP stack nor the graph (the build turns each import into a chunk of its own).
 import { parseArgs } from 'node:util';
-import { DOCTOR_HELP, doctor } from './cli/doctor.ts';
 import { USAGE } from './cli/help.ts';
-import { INDEX_HELP, indexCommand } from './cli/index.ts';
-import { LOGIN_HELP, loginCommand } from './cli/login.ts';
-import { MODULE_HELP, moduleCommand } from './cli/module.ts';
-import { SERVE_HELP, serve } from './cli/serve.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
+import { HUB_VERSION } from './version.ts';
 
-/** Each command's --help (in its module); `cos --help` without a command prints the overview. */
-const HELP: Record<string, string> = {
-  serve: SERVE_HELP,
-  index: INDEX_HELP,
-  module: MODULE_HELP,
-  doctor: DOCTOR_HELP,
-  login: LOGIN_HELP,
+/** Each command's --help, from its module (imported only to print it); `cos --help` prints the overview. */
+const HELP: Record<string, () => Promise<string>> = {
+  serve: async () => (await import('./cli/serve.ts')).SERVE_HELP,
+  index: async () => (await import('./cli/index.ts')).INDEX_HELP,
+  module: async () => (await import('./cli/module.ts')).MODULE_HELP,
+  doctor: async () => (await import('./cli/doctor.ts')).DOCTOR_HELP,
+  login: async () => (await import('./cli/login.ts')).LOGIN_HELP,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -30,26 +28,32 @@ async function main(argv: string[]): Promise<number> {
       force: { type: 'boolean' },
       fix: { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
     },
   });
   const [command = 'serve', ...rest] = positionals;
   if (values.help) {
-    console.log(positionals.length > 0 ? (HELP[command] ?? USAGE) : USAGE);
+    const help = positionals.length > 0 ? HELP[command] : undefined;
+    console.log(help ? await help() : USAGE);
     return 0;
   }
-  const { help: _help, force, fix, ...flags } = values;
+  if (values.version) {
+    console.log(HUB_VERSION);
+    return 0;
+  }
+  const { help: _help, version: _version, force, fix, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   switch (command) {
     case 'serve':
-      return serve(config);
+      return (await import('./cli/serve.ts')).serve(config);
     case 'index':
-      return indexCommand(config, rest, force === true);
+      return (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
     case 'module':
-      return moduleCommand(config, rest);
+      return (await import('./cli/module.ts')).moduleCommand(config, rest);
     case 'doctor':
-      return doctor(config, { fix: fix === true });
+      return (await import('./cli/doctor.ts')).doctor(config, { fix: fix === true });
     case 'login':
-      return loginCommand(config);
+      return (await import('./cli/login.ts')).loginCommand(config);
     default:
       console.error(`unknown command "${command}"\n${USAGE}`);
       return 2;

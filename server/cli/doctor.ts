@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createBoardService } from '../board/service.ts';
 import type { Config } from '../config.ts';
-import { hasFts5, openDatabase, schemaVersion } from '../db/open.ts';
+import { DB_FILE_NAME, hasFts5, openDatabase, schemaVersion } from '../db/open.ts';
 import { EventBus } from '../events/bus.ts';
 import {
   type DoctorCategory,
@@ -12,7 +12,6 @@ import {
   graphCounts,
   INFORMATIONAL_CATEGORIES,
 } from '../graph/queries/doctor.ts';
-import { DB_FILE_NAME } from '../hub.ts';
 import { type ModuleInfo, ModuleState } from '../modules.ts';
 import { CONFIG_FLAGS_HELP } from './help.ts';
 import { type HubAnswer, type HubTarget, hubRequest, unwrap } from './hub-client.ts';

@@ -15,6 +15,7 @@ export const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--s
        cos module list | enable <id> | disable <id>
        cos doctor [--fix]
        cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
+       cos --version | --help
 
 cos <command> --help says more about one command. While a hub serves the state directory, index,
 module, doctor and login ask that hub instead of changing its state under it.
