@@ -2,7 +2,7 @@
 // Each command is imported when it runs, so `cos --version` or `cos module list` loads neither the
 // HTTP stack nor the graph (the build turns each import into a chunk of its own).
 import { parseArgs } from 'node:util';
-import { USAGE } from './cli/help.ts';
+import { PROJECT_HELP, USAGE } from './cli/help.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
 import { HUB_VERSION } from './version.ts';
 
@@ -13,6 +13,7 @@ const HELP: Record<string, () => Promise<string>> = {
   module: async () => (await import('./cli/module.ts')).MODULE_HELP,
   doctor: async () => (await import('./cli/doctor.ts')).DOCTOR_HELP,
   login: async () => (await import('./cli/login.ts')).LOGIN_HELP,
+  project: async () => PROJECT_HELP,
 };
 
 async function main(argv: string[]): Promise<number> {
@@ -27,6 +28,7 @@ async function main(argv: string[]): Promise<number> {
       'tasks-dir': { type: 'string' },
       force: { type: 'boolean' },
       fix: { type: 'boolean' },
+      slug: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -41,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(HUB_VERSION);
     return 0;
   }
-  const { help: _help, version: _version, force, fix, ...flags } = values;
+  const { help: _help, version: _version, force, fix, slug, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   switch (command) {
     case 'serve':
@@ -50,6 +52,11 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
     case 'module':
       return (await import('./cli/module.ts')).moduleCommand(config, rest);
+    case 'project':
+      return (await import('./cli/project.ts')).projectCommand(config, rest, {
+        slug,
+        stateDir: flags['state-dir'],
+      });
     case 'doctor':
       return (await import('./cli/doctor.ts')).doctor(config, { fix: fix === true });
     case 'login':

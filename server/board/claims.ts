@@ -3,7 +3,7 @@
 // claim at a time in this process, so parallel claims do not all pick the same first task; across
 // processes the write lock and the re-run of the step keep two sessions from claiming one task.
 import { ToolError } from '../errors.ts';
-import { type Actor, taskKey } from './model.ts';
+import type { Actor } from './model.ts';
 import type { QualityGates } from './quality-gates.ts';
 import type { Reconciler } from './reconcile.ts';
 import type { BoardStore } from './store.ts';
@@ -61,7 +61,7 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
                 unready.length > 0
                   ? `no ready task meets the board's definition of ready (board.json "gates"): ${unready
                       .slice(0, 10)
-                      .map(taskKey)
+                      .map(store.keyOf)
                       .join(
                         ', ',
                       )}${unready.length > 10 ? ` and ${unready.length - 10} more` : ''} lack an Outcome or Acceptance criteria; add them (cos_task_edit), or move one with cos_task_move and bypass_gates`
@@ -111,7 +111,7 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
   /** The in-progress task an agent session holds (presence shows it), or null. */
   function claimedBy(agentSession: string): { id: string; title: string } | null {
     const row = store.claimedBy(agentSession);
-    return row ? { id: `TASK-${row.id}`, title: row.title } : null;
+    return row ? { id: row.key, title: row.title } : null;
   }
 
   return { claimNext, claimedBy };

@@ -3,7 +3,7 @@
 // A claim is a move to in_progress (claims.ts builds on planMove).
 import { ToolError } from '../errors.ts';
 import { requireTaskId } from './ids.ts';
-import { type Actor, canTransition, type Status, type TaskFields, TRANSITIONS, taskKey } from './model.ts';
+import { type Actor, canTransition, type Status, type TaskFields, TRANSITIONS } from './model.ts';
 import type { GateOptions, QualityGates } from './quality-gates.ts';
 import type { Loaded, Reconciler } from './reconcile.ts';
 import { appendLog, workLogLine } from './task-file.ts';
@@ -29,8 +29,8 @@ export interface TransitionsOptions {
   reconciler: Reconciler;
   wip: Wip;
   quality: QualityGates;
-  /** Commits linked to a task (by its board key); absent when the hub reads no git. */
-  linkedCommits?: ((key: string) => Promise<number>) | undefined;
+  /** Commits linked to task `id` (the service names it by its board key); absent when the hub reads no git. */
+  linkedCommits?: ((id: number) => Promise<number>) | undefined;
   gateSettings: () => { done_needs_commit: boolean };
 }
 
@@ -84,7 +84,7 @@ export function createTransitions({
     if (from === to || !canTransition(from, to)) {
       throw new ToolError(
         'validation',
-        `${taskKey(l.id)} cannot move from ${from} to ${to}; allowed from ${from}: ${TRANSITIONS[from].join(', ')}`,
+        `${l.doc.fields.key} cannot move from ${from} to ${to}; allowed from ${from}: ${TRANSITIONS[from].join(', ')}`,
       );
     }
     const gate = gateEntry(l, to, opts, actor);
@@ -107,8 +107,9 @@ export function createTransitions({
     return writes.rewrite(l, fields, sections, (doc) => {
       gate.record(l.id);
       writes.announce(
+        l.id,
         {
-          task_id: taskKey(l.id),
+          task_id: fields.key,
           change: claimed ? 'claimed' : 'moved',
           old_status: from,
           new_status: to,
@@ -142,7 +143,7 @@ export function createTransitions({
     // git is read before the task's queue is entered: a slow history never holds other writers.
     let counted = opts;
     if (to === 'complete' && gateSettings().done_needs_commit && linkedCommits)
-      counted = { ...opts, linked_commits: await linkedCommits(taskKey(id)).catch(() => 0) };
+      counted = { ...opts, linked_commits: await linkedCommits(id).catch(() => 0) };
     return writes.durableChange(taskQueueKey(id), () => {
       const l = reconciler.load(id);
       checkVersion(l.doc, opts.expected_version);

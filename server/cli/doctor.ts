@@ -114,8 +114,14 @@ function databaseFindings(config: Config, readonly: boolean): Finding[] {
   }
 }
 
-function taskFinding(total: number, errors: { path: string; reason: string }[], count: number): Finding[] {
-  if (count === 0) return [{ ok: true, what: 'task files', detail: `${total} indexed, every file parses` }];
+function taskFinding(
+  total: number,
+  errors: { path: string; reason: string }[],
+  count: number,
+  others = '',
+): Finding[] {
+  if (count === 0)
+    return [{ ok: true, what: 'task files', detail: `${total} indexed, every file parses${others}` }];
   const listed = errors.map((e) => ({
     ok: false,
     what: 'task file',
@@ -142,10 +148,15 @@ function taskFileFindings(config: Config): Finding[] {
         logger: pino({ level: 'silent' }),
         watch: false,
       });
-      board.reconcile('full');
+      const report = board.reconcile('full');
       const errors = board.parseErrors();
       const total = board.store.counts({}).reduce((n, r) => n + r.n, 0);
-      return taskFinding(total, errors, errors.length);
+      // A README beside the tasks is not a broken task: said, not failed.
+      const others =
+        report.not_tasks === 0
+          ? ''
+          : `; ${report.not_tasks} markdown file${report.not_tasks === 1 ? '' : 's'} without front matter or an id in the name ${report.not_tasks === 1 ? 'is' : 'are'} not a task`;
+      return taskFinding(total, errors, errors.length, others);
     } finally {
       db.close();
     }

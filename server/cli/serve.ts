@@ -1,7 +1,10 @@
 import { createServer } from 'node:net';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
+import { PassQueue } from '../graph/pass-queue.ts';
 import { createHub } from '../hub.ts';
+import { ProjectHubs } from '../projects/hubs.ts';
+import { ProjectRegistry } from '../projects/registry.ts';
 import { DEFAULT_PROFILE, PROFILE_NAMES, PROFILES, profileUrl } from '../tools/profiles.ts';
 import { CONFIG_FLAGS_HELP } from './help.ts';
 import { findRunningHub, probeHub, removeRunningHub, writeRunningHub } from './running-hub.ts';
@@ -56,12 +59,20 @@ export async function serve(config: Config): Promise<number> {
     console.error(await portHolder(config));
     return 1;
   }
-  const hub = createHub(config);
-  const app = await buildApp(hub);
+  // One full index pass at a time across every project this process serves; the others say "queued".
+  const passQueue = new PassQueue();
+  const hub = createHub(config, { passQueue });
+  // Every repository in the registry is served by this one process, each under /p/<slug>/.
+  const projects = new ProjectHubs(hub, {
+    registry: new ProjectRegistry(config.home),
+    open: (projectConfig) => createHub(projectConfig, { passQueue }),
+  });
+  const app = await buildApp(hub, { projects });
   try {
     await app.listen({ port: config.port, host: config.host });
   } catch (err) {
     await app.close();
+    await projects.close();
     await hub.close();
     // Taken between the check above and now.
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -73,6 +84,7 @@ export async function serve(config: Config): Promise<number> {
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   const base = urlOf(config.host, port);
+  projects.baseUrl = base;
   // The address other commands reach this hub at: loopback even when it binds every interface.
   writeRunningHub(
     config,
@@ -94,6 +106,14 @@ export async function serve(config: Config): Promise<number> {
   }
   console.log(`\nAdd it to Claude Code:\n  claude mcp add --transport http cos ${base}/mcp`);
   void hub.start().catch((err: unknown) => hub.logger.error({ err }, 'a background service failed to start'));
+  await projects.start();
+  const others = projects.list().filter((p) => !p.isDefault);
+  for (const p of others) console.log(`Project ${p.slug.padEnd(12)} ${base}/p/${p.slug}/mcp  (${p.repo})`);
+  if (!projects.default.registered) {
+    console.log(
+      `\nThis repository is not in the registry (${config.home}); \`cos project add\` lists it on the home page with the others.`,
+    );
+  }
 
   return new Promise((resolve) => {
     let stopping = false;
@@ -104,6 +124,7 @@ export async function serve(config: Config): Promise<number> {
       removeRunningHub(config);
       app
         .close()
+        .then(() => projects.close())
         .then(() => hub.close())
         .then(
           () => resolve(0),
