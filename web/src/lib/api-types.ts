@@ -2518,6 +2518,7 @@ export interface operations {
                 base?: string;
                 depth?: number;
                 limit?: number;
+                offset?: number;
             };
             header?: never;
             path: {
@@ -2584,9 +2585,12 @@ export interface operations {
                                     start_line: number | null;
                                     /** @description the change touched the file outside any symbol */
                                     file_level: boolean;
-                                    /** @description uids of direct dependents that break with it */
+                                    /** @description uids of direct dependents that break with it (the first 25; will_break_count has them all, cos_graph_impact on the uid lists the rest) */
                                     will_break: string[];
+                                    will_break_count: number;
+                                    /** @description the first 25; should_review_count has them all */
                                     should_review: string[];
+                                    should_review_count: number;
                                     /** @description all dependents first reached from this symbol */
                                     dependents: number;
                                     /** @description test files covering it */
@@ -2613,8 +2617,10 @@ export interface operations {
                                 })[];
                                 tests: {
                                     path: string;
-                                    /** @description changed symbols it covers */
+                                    /** @description changed symbols it covers (the first 25) */
                                     covers: string[];
+                                    /** @description all the changed symbols it covers */
+                                    covers_count: number;
                                 }[];
                                 tasks: {
                                     id: string;
@@ -2623,6 +2629,7 @@ export interface operations {
                                     matched: string[];
                                 }[];
                             };
+                            /** @description the whole of each list; each list holds at most `limit` of them from `offset`, and meta.next_offset pages on while any list has more */
                             summary: {
                                 files: number;
                                 symbols: number;
@@ -4878,6 +4885,7 @@ export interface operations {
                 head?: string;
                 depth?: number;
                 limit?: number;
+                offset?: number;
                 /** @description each file's hunks */
                 hunks?: boolean;
             };
@@ -4930,9 +4938,12 @@ export interface operations {
                                     start_line: number | null;
                                     /** @description the change touched the file outside any symbol */
                                     file_level: boolean;
-                                    /** @description uids of direct dependents that break with it */
+                                    /** @description uids of direct dependents that break with it (the first 25; will_break_count has them all, cos_graph_impact on the uid lists the rest) */
                                     will_break: string[];
+                                    will_break_count: number;
+                                    /** @description the first 25; should_review_count has them all */
                                     should_review: string[];
+                                    should_review_count: number;
                                     /** @description all dependents first reached from this symbol */
                                     dependents: number;
                                     /** @description test files covering it */
@@ -4959,8 +4970,10 @@ export interface operations {
                                 })[];
                                 tests: {
                                     path: string;
-                                    /** @description changed symbols it covers */
+                                    /** @description changed symbols it covers (the first 25) */
                                     covers: string[];
+                                    /** @description all the changed symbols it covers */
+                                    covers_count: number;
                                 }[];
                                 tasks: {
                                     id: string;
@@ -4969,6 +4982,7 @@ export interface operations {
                                     matched: string[];
                                 }[];
                             };
+                            /** @description the whole of each list; each list holds at most `limit` of them from `offset`, and meta.next_offset pages on while any list has more */
                             summary: {
                                 files: number;
                                 symbols: number;
