@@ -3,6 +3,7 @@
 // HTTP stack nor the graph (the build turns each import into a chunk of its own).
 import { parseArgs } from 'node:util';
 import { PROJECT_HELP, USAGE } from './cli/help.ts';
+import { startupFailure } from './cli/startup-error.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
 import { HUB_VERSION } from './version.ts';
 
@@ -45,25 +46,32 @@ async function main(argv: string[]): Promise<number> {
   }
   const { help: _help, version: _version, force, fix, slug, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
-  switch (command) {
-    case 'serve':
-      return (await import('./cli/serve.ts')).serve(config);
-    case 'index':
-      return (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
-    case 'module':
-      return (await import('./cli/module.ts')).moduleCommand(config, rest);
-    case 'project':
-      return (await import('./cli/project.ts')).projectCommand(config, rest, {
-        slug,
-        stateDir: flags['state-dir'],
-      });
-    case 'doctor':
-      return (await import('./cli/doctor.ts')).doctor(config, { fix: fix === true });
-    case 'login':
-      return (await import('./cli/login.ts')).loginCommand(config);
-    default:
-      console.error(`unknown command "${command}"\n${USAGE}`);
-      return 2;
+  try {
+    switch (command) {
+      case 'serve':
+        return await (await import('./cli/serve.ts')).serve(config);
+      case 'index':
+        return await (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
+      case 'module':
+        return (await import('./cli/module.ts')).moduleCommand(config, rest);
+      case 'project':
+        return await (await import('./cli/project.ts')).projectCommand(config, rest, {
+          slug,
+          stateDir: flags['state-dir'],
+        });
+      case 'doctor':
+        return await (await import('./cli/doctor.ts')).doctor(config, { fix: fix === true });
+      case 'login':
+        return await (await import('./cli/login.ts')).loginCommand(config);
+      default:
+        console.error(`unknown command "${command}"\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    const line = startupFailure(err, config);
+    if (line === undefined) throw err;
+    console.error(line);
+    return 1;
   }
 }
 
