@@ -254,6 +254,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       );
     },
     async start() {
+      sessions.endOrphans();
       if (config.recordCalls) calls.start();
       // Concurrently: the hub answers while every service indexes, and one failing start stops no other.
       await Promise.all(
