@@ -1,4 +1,4 @@
-// The graph canvas's own WebGL programs (web/src/features/graph/webgl-programs.ts) in Debian's Chromium,
+// The graph canvas's own WebGL programs (web/src/components/graph-canvas/webgl-programs.ts) in Debian's Chromium,
 // on a harness page (web/bench/sigma-programs.html) that draws one graph with sigma's instanced programs
 // and with ours: the pictures must be the same, and a node must be found under the pointer.
 import assert from 'node:assert/strict';

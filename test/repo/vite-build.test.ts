@@ -44,13 +44,13 @@ test('vite build prints no warning and splits the graph canvas into its own chun
     string,
     Chunk
   >;
-  const canvas = manifest['src/features/graph/graph-canvas.tsx'];
+  const canvas = manifest['src/components/graph-canvas/graph-canvas.tsx'];
   const page = manifest['src/features/graph/graph-page.tsx'];
   assert.ok(canvas && page, 'the manifest lists the graph page and its canvas');
   assert.equal(canvas.isDynamicEntry, true, 'the canvas is loaded on demand');
-  assert.ok(page.dynamicImports?.includes('src/features/graph/graph-canvas.tsx'));
+  assert.ok(page.dynamicImports?.includes('src/components/graph-canvas/graph-canvas.tsx'));
   assert.ok(
-    !page.imports?.includes('src/features/graph/graph-canvas.tsx'),
+    !page.imports?.includes('src/components/graph-canvas/graph-canvas.tsx'),
     'the page does not load it up front',
   );
   const size = (c: Chunk) => statSync(join(outDir, c.file)).size;

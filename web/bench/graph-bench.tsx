@@ -2,7 +2,11 @@
 // ?n= nodes (about three edges each), so the 2,000-node figure can be measured before the graph routes
 // exist. Not part of the product build (Vite builds web/index.html only).
 import { createRoot } from 'react-dom/client';
-import { type CanvasEdge, type CanvasNode, GraphCanvas } from '../src/features/graph/graph-canvas.tsx';
+import {
+  type CanvasEdge,
+  type CanvasNode,
+  GraphCanvas,
+} from '../src/components/graph-canvas/graph-canvas.tsx';
 
 const params = new URLSearchParams(window.location.search);
 const n = Number(params.get('n') ?? 2000);

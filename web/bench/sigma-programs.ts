@@ -1,11 +1,11 @@
 // Harness for test/e2e/graph-canvas.test.ts: one made-up graph drawn twice, on the left with sigma's own
-// instanced programs and on the right with web/src/features/graph/webgl-programs.ts, without a layout, so
+// instanced programs and on the right with web/src/components/graph-canvas/webgl-programs.ts, without a layout, so
 // that the two can be compared pixel for pixel. The page says where node n5 is on the right and which
 // node the pointer entered there (found by NodeDiscProgram's picking pass). Not in the product build.
 import Graph from 'graphology';
 import Sigma from 'sigma';
 import { EdgeArrowProgram, NodeCircleProgram } from 'sigma/rendering';
-import { EdgeArrowFlatProgram, NodeDiscProgram } from '../src/features/graph/webgl-programs.ts';
+import { EdgeArrowFlatProgram, NodeDiscProgram } from '../src/components/graph-canvas/webgl-programs.ts';
 
 const COLOURS = ['#1f77b4', '#d62728', '#2ca02c', '#9467bd'];
 const N = 40;

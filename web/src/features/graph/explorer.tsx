@@ -2,13 +2,13 @@
 // and the chosen edge types), click a node for its panels. The selection lives in the URL (?uid=).
 import { type FormEvent, lazy, Suspense, useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
+import { KindLegend, KindSwatch } from '../../components/graph-canvas/kinds.tsx';
 import { TruncatedNotice } from '../../components/truncated-notice.tsx';
 import { count } from '../../lib/plural.ts';
 import { navigate, useLocation, withParams } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
 import { BUDGETS, EDGE_TYPES, type EdgeType, type ExportQuery, graphExport, graphSearch } from './api.ts';
 import { ContainmentTree } from './containment-tree.tsx';
-import { KindLegend, KindSwatch } from './kinds.tsx';
 import { NodePanel } from './node-panel.tsx';
 
 const MODES = [
@@ -18,7 +18,9 @@ const MODES = [
 ] as const satisfies readonly { id: NonNullable<ExportQuery['mode']>; label: string }[];
 
 // sigma and graphology are the page's heaviest code: load them with the canvas, after the controls.
-const GraphCanvas = lazy(() => import('./graph-canvas.tsx').then((m) => ({ default: m.GraphCanvas })));
+const GraphCanvas = lazy(() =>
+  import('../../components/graph-canvas/graph-canvas.tsx').then((m) => ({ default: m.GraphCanvas })),
+);
 
 function Results({ query, onSelect }: { query: string; onSelect: (uid: string) => void }) {
   const q = useQuery(`gsearch:${query}`, (signal) => graphSearch(query, signal));

@@ -2,11 +2,11 @@
 // references (who points at it), impact (what breaks if it changes) and a rename plan.
 import { type FormEvent, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
+import { KindSwatch } from '../../components/graph-canvas/kinds.tsx';
 import { TruncatedNotice } from '../../components/truncated-notice.tsx';
 import { count } from '../../lib/plural.ts';
 import { type Query, useQuery } from '../../lib/use-query.ts';
 import { graphContext, graphImpact, graphReferences, graphRenamePlan } from './api.ts';
-import { KindSwatch } from './kinds.tsx';
 
 type Tab = 'context' | 'references' | 'impact' | 'rename';
 const TABS: { id: Tab; label: string }[] = [

@@ -3,16 +3,18 @@
 // and a picture of the changed symbols with their dependents on the Graph page's canvas.
 import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
+import { KindLegend } from '../../components/graph-canvas/kinds.tsx';
 import { Page } from '../../components/page.tsx';
 import { count } from '../../lib/plural.ts';
 import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
-import { KindLegend } from '../graph/kinds.tsx';
 import { changeGraph, loadChanges, type Report, type Source, sourceFrom } from './api.ts';
 import { FileDiff } from './diff-view.tsx';
 
 // The one graph canvas of the SPA (sigma and graphology), loaded only when the picture is opened.
-const GraphCanvas = lazy(() => import('../graph/graph-canvas.tsx').then((m) => ({ default: m.GraphCanvas })));
+const GraphCanvas = lazy(() =>
+  import('../../components/graph-canvas/graph-canvas.tsx').then((m) => ({ default: m.GraphCanvas })),
+);
 
 function describe(source: Source): string {
   switch (source.kind) {
