@@ -11,6 +11,7 @@ import Fastify, {
   LogController,
 } from 'fastify';
 import { sendError } from './http/error-reply.ts';
+import { registerHookRoutes } from './http/hooks.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import { addSharedSchemas } from './http/schemas.ts';
@@ -121,6 +122,7 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
 
   // 4. REST routes from the registry, then MCP.
   await registerToolRoutes(app, hub);
+  registerHookRoutes(app, hub);
   app.decorate('mcpSessions', await registerMcpRoutes(app, hub));
   registerMetrics(app, hub, registerStream(app, hub));
 

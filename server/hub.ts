@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Envelope } from '../shared/envelope/index.ts';
+import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
@@ -151,6 +152,10 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       : createServices({ config, db, dbPath, logger, events, modules });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
+  // Agents as their hooks report them; presence counts of hook and MCP sessions come from it alone.
+  const agents = createAgentsService({ config, db, events, logger, modules, sessions, services, now });
+  services.agents = agents;
+  sessions.countsSource = () => agents.counts();
 
   /** Records a served call (and the session's last tool) once its answer is on its way. */
   function finish(
@@ -226,6 +231,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     },
     async start() {
       if (config.recordCalls) calls.start();
+      agents.start();
       // Concurrently: the hub answers while every service indexes, and one failing start stops no other.
       await Promise.all(
         lifecycle.map(async (service) => {
@@ -240,6 +246,10 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     async close() {
       if (closed) return;
       closed = true;
+      // First: an edit's refresh still running needs the graph and docs services it calls.
+      await agents
+        .close()
+        .catch((err: unknown) => logger.error({ err, scope: 'hooks' }, 'hooks failed to close'));
       for (const service of [...lifecycle].reverse()) {
         try {
           await service.close?.();

@@ -45,6 +45,11 @@ export class SessionTracker {
   private readonly timer: NodeJS.Timeout;
   private readonly upsert;
   private readonly finish;
+  /**
+   * The counts presence events carry. The hub points it at the agents service, which counts hook and
+   * MCP sessions as one list; alone, the tracker counts its MCP sessions.
+   */
+  countsSource: (() => Record<Lifecycle, number>) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -87,10 +92,16 @@ export class SessionTracker {
     this.publish();
   }
 
-  touched(id: string): void {
+  touched(id: string, client?: { name?: string; version?: string }): void {
     const live = this.live.get(id);
     if (!live) return;
     live.last_activity_at = this.now();
+    // initialize's clientInfo is set after the session is created: take it on the next request, so a
+    // client that never calls a tool still shows its name.
+    if (!live.client_name && client?.name) {
+      live.client_name = client.name;
+      live.client_version = client.version ?? null;
+    }
     if (this.lastLifecycle.get(id) !== 'active') this.checkLifecycles();
   }
 
@@ -178,7 +189,10 @@ export class SessionTracker {
   }
 
   private publish(): void {
-    this.events.publish('presence-updated', { counts: this.counts(), open: this.live.size });
+    this.events.publish('presence-updated', {
+      counts: this.countsSource?.() ?? this.counts(),
+      open: this.live.size,
+    });
   }
 
   close(): void {

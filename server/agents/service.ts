@@ -1,0 +1,288 @@
+// The agents the hub sees through their lifecycle hooks: ingest (validate, redact, store, stream, answer),
+// presence (hook and MCP sessions as one list), edit conflicts, and the graph and docs refreshed at once
+// for the files an agent edited, attributed to it. Per-repository state lives here, not in module
+// singletons, so a hub serving several repositories can hold one of these per repository.
+import type { Logger } from 'pino';
+import type { Config } from '../config.ts';
+import type { Db } from '../db/open.ts';
+import type { EventBus } from '../events/bus.ts';
+import { answerFor, type HookAnswer } from '../hooks/answer.ts';
+import { type NormalizedEvent, normalizeHookPayload } from '../hooks/normalize.ts';
+import { createRedactor } from '../hooks/redact.ts';
+import { HookSettingsStore } from '../hooks/settings.ts';
+import { type HookEventRow, HookStore, type StoredFile } from '../hooks/store.ts';
+import type { ModuleState } from '../modules.ts';
+import type { SessionTracker } from '../observability/sessions.ts';
+import type { HubServices } from '../tools/context.ts';
+import { type Claim, type ConflictHit, describeConflicts, findConflicts } from './conflicts.ts';
+import { createRepoPaths, type RepoPaths } from './paths.ts';
+import { type AgentView, countAgents, type LifecycleCounts, listAgents } from './presence.ts';
+import { AgentRegistry } from './registry.ts';
+
+declare module '../tools/context.ts' {
+  interface HubServices {
+    agents: AgentsService;
+  }
+}
+
+export interface AgentsServiceDeps {
+  config: Config;
+  db: Db;
+  events: EventBus;
+  logger: Logger;
+  modules: ModuleState;
+  sessions: SessionTracker;
+  /** The hub's services, read at call time: the board (claims), the graph and docs (refresh). */
+  services: HubServices;
+  now: () => number;
+}
+
+/** What the live stream carries for each hook event (the stored row, without its detail). */
+export type AgentEventData = Pick<
+  HookEventRow,
+  'id' | 'at' | 'agent' | 'client' | 'event' | 'kind' | 'phase' | 'tool' | 'ok' | 'summary' | 'files'
+>;
+
+export interface AgentsService {
+  readonly settings: HookSettingsStore;
+  readonly store: HookStore;
+  readonly registry: AgentRegistry;
+  readonly paths: RepoPaths;
+  /** Takes one hook payload and answers it in the client's own output format. Throws HookPayloadError. */
+  ingest(body: unknown, clientHint: string | undefined): HookAnswer;
+  agents(opts?: { includeEnded?: boolean }): AgentView[];
+  counts(): LifecycleCounts;
+  /** Whether the agent behind an agent_session (hook session, MCP session or the session an MCP one names) is here. */
+  isAlive(agentSession: string): boolean;
+  /** Settles when every refresh the edits so far asked for has run (tests). */
+  idle(): Promise<void>;
+  start(): void;
+  close(): Promise<void>;
+}
+
+const REFRESH_DELAY_MS = 30;
+const SWEEP_MS = 5_000;
+
+export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
+  const { config, db, events, logger, modules, sessions, services, now } = deps;
+  const settings = new HookSettingsStore(config.stateDir);
+  if (settings.loadError) logger.warn({ scope: 'hooks' }, settings.loadError);
+  const store = new HookStore(db);
+  const registry = new AgentRegistry(store, now, () => settings.get().agent_timeout_minutes * 60_000);
+  const paths = createRepoPaths(config.repo);
+  const redact = createRedactor(config.token ? [config.token] : []);
+  let sweeper: NodeJS.Timeout | undefined;
+  let retention: NodeJS.Timeout | undefined;
+
+  const claimedBy = (agentSession: string) => {
+    const board = (services as Partial<HubServices>).board;
+    return board && modules.isEnabled('tasks') ? board.claimedBy(agentSession) : null;
+  };
+  // Tasks in progress and the files their references name, for claim conflicts. The board reports them
+  // through claims() once it has one; until then only edits by other agents count.
+  const claims = (): readonly Claim[] => {
+    const board = (services as Partial<HubServices>).board as { claims?: () => readonly Claim[] } | undefined;
+    return board?.claims && modules.isEnabled('tasks') ? board.claims() : [];
+  };
+  const presenceDeps = { registry, store, sessions, now, claimedBy };
+  const agentOf = (agentSession: string): string | null => {
+    if (registry.get(agentSession)) return agentSession;
+    const linked = sessions.list(0, 0).find((s) => s.id === agentSession)?.agent_session;
+    return linked && registry.get(linked) ? linked : null;
+  };
+
+  function publish(row: HookEventRow): void {
+    const { detail: _detail, ...data } = row;
+    events.publish<AgentEventData>('agent-event', data);
+  }
+
+  function record(
+    ev: NormalizedEvent,
+    at: number,
+    files: StoredFile[],
+    extra: Partial<HookEventRow> = {},
+  ): HookEventRow {
+    const row = {
+      at,
+      agent: ev.session,
+      client: ev.client,
+      event: ev.event,
+      kind: ev.kind,
+      phase: ev.phase,
+      tool: ev.tool,
+      ok: ev.ok,
+      summary: ev.summary,
+      files,
+      detail: ev.detail,
+      ...extra,
+    };
+    const id = store.add(row);
+    const stored = { ...row, id };
+    publish(stored);
+    return stored;
+  }
+
+  // Edits reported by PostToolUse refresh the graph and docs for those files at once (the watcher
+  // would get there too, later). Batched over a few milliseconds: agents edit in bursts.
+  const pending = new Map<string, Set<string>>();
+  let refreshTimer: NodeJS.Timeout | undefined;
+  let inFlight: Promise<void> = Promise.resolve();
+  function scheduleRefresh(agent: string, relPaths: readonly string[]): void {
+    if (relPaths.length === 0) return;
+    const set = pending.get(agent) ?? new Set();
+    for (const p of relPaths) set.add(p);
+    pending.set(agent, set);
+    refreshTimer ??= setTimeout(runRefresh, REFRESH_DELAY_MS);
+  }
+  function runRefresh(): void {
+    refreshTimer = undefined;
+    const batch = [...pending.entries()];
+    pending.clear();
+    inFlight = inFlight.then(async () => {
+      for (const [agent, set] of batch) await refreshFor(agent, [...set]);
+    });
+  }
+  async function refreshFor(agent: string, rel: string[]): Promise<void> {
+    const s = services as Partial<HubServices>;
+    const detail: Record<string, unknown> = {};
+    const done: string[] = [];
+    try {
+      if (s.graph && modules.isEnabled('graph')) {
+        const r = await s.graph.reindex({ paths: rel });
+        detail.graph = {
+          files_changed: r.filesChanged,
+          files_deleted: r.filesDeleted,
+          generation: r.generation,
+        };
+        done.push('graph');
+      }
+      if (s.docs && modules.isEnabled('docs')) {
+        const r = await s.docs.refresh(rel.map((p) => `${paths.root}/${p}`));
+        detail.docs = { indexed: r.indexed, removed: r.removed };
+        done.push('docs');
+      }
+    } catch (err) {
+      logger.warn({ err, scope: 'hooks', agent }, 'refreshing the files an agent edited failed');
+      detail.error = 'the refresh failed; the watcher will pick the change up';
+    }
+    if (done.length === 0 && detail.error === undefined) return;
+    const client = registry.get(agent)?.client ?? 'unknown';
+    const shown = rel.slice(0, 3).join(', ') + (rel.length > 3 ? ` and ${rel.length - 3} more` : '');
+    const row = {
+      at: now(),
+      agent,
+      client,
+      event: 'refresh',
+      kind: 'refresh' as const,
+      phase: null,
+      tool: null,
+      ok: detail.error === undefined,
+      summary: `${done.join(' and ') || 'index'} refreshed for ${shown}`,
+      files: rel.map((path) => ({ path, role: 'edit' as const })),
+      detail,
+    };
+    publish({ ...row, id: store.add(row) });
+  }
+
+  function conflictsFor(ev: NormalizedEvent, files: StoredFile[]): ConflictHit[] {
+    if (ev.phase !== 'pre' || ev.kind !== 'edit') return [];
+    return findConflicts(
+      files.filter((f) => f.role === 'edit').map((f) => f.path),
+      ev.session,
+      { registry, now, windowMs: () => settings.get().conflict_window_minutes * 60_000, claims, agentOf },
+    );
+  }
+
+  const counts = (): LifecycleCounts => countAgents(listAgents(presenceDeps, { includeEnded: false }));
+
+  return {
+    settings,
+    store,
+    registry,
+    paths,
+    ingest(body, clientHint) {
+      const current = settings.get();
+      const ev = normalizeHookPayload(body, clientHint, { redact, storePrompts: current.store_prompts });
+      const at = now();
+      const files: StoredFile[] = ev.files.map((f) => ({
+        path: redact.text(paths.stored(f.path)),
+        role: f.role,
+      }));
+      const wasLive = registry.get(ev.session) !== undefined;
+      const agent = registry.seen(ev, at, files);
+      record(ev, at, files);
+      let conflict: { mode: typeof current.conflicts; message: string } | null = null;
+      if (current.conflicts !== 'off') {
+        const hits = conflictsFor(ev, files);
+        if (hits.length > 0) {
+          const message = describeConflicts(hits, at);
+          conflict = { mode: current.conflicts, message };
+          const data = { mode: current.conflicts, tool: ev.tool, hits };
+          record(
+            ev,
+            at,
+            hits.map((h) => ({ path: h.path, role: 'edit' as const })),
+            {
+              kind: 'conflict',
+              phase: null,
+              ok: current.conflicts !== 'block',
+              summary:
+                `${current.conflicts === 'block' ? 'refused' : 'warned'}: ${message.replace(/^cos hub: /, '')}`.slice(
+                  0,
+                  240,
+                ),
+              detail: data,
+            },
+          );
+          events.publish('agent-conflict', { agent: ev.session, client: ev.client, at, ...data });
+        }
+      }
+      if (ev.phase === 'post') {
+        const inside = files.filter((f) => f.role === 'edit' && !f.path.startsWith('/')).map((f) => f.path);
+        scheduleRefresh(ev.session, inside);
+      }
+      if (!wasLive || ev.kind === 'session_end' || registry.noteLifecycle(agent))
+        events.publish('presence-updated', { counts: counts() });
+      return answerFor(ev, conflict);
+    },
+    agents(opts = {}) {
+      return listAgents(presenceDeps, { includeEnded: opts.includeEnded ?? false });
+    },
+    counts,
+    isAlive(agentSession) {
+      return listAgents(presenceDeps, { includeEnded: false }).some(
+        (a) =>
+          a.id === agentSession || a.agent_session === agentSession || a.mcp_sessions.includes(agentSession),
+      );
+    },
+    idle: async () => {
+      if (refreshTimer) {
+        clearTimeout(refreshTimer);
+        runRefresh();
+      }
+      await inFlight;
+      store.flush();
+    },
+    start() {
+      sweeper = setInterval(() => {
+        if (registry.sweep()) events.publish('presence-updated', { counts: counts() });
+      }, SWEEP_MS);
+      sweeper.unref();
+      retention = setInterval(() => {
+        try {
+          store.applyRetention(now(), config.retention);
+        } catch (err) {
+          logger.warn({ err, scope: 'hooks' }, 'hook event retention failed');
+        }
+      }, 5 * 60_000);
+      retention.unref();
+    },
+    async close() {
+      clearInterval(sweeper);
+      clearInterval(retention);
+      if (refreshTimer) clearTimeout(refreshTimer);
+      await inFlight.catch(() => {});
+      store.close();
+    },
+  };
+}
