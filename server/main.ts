@@ -1,5 +1,6 @@
 // CLI entry: `cos serve | index | module | doctor`. Reads the configuration, listens, closes gracefully.
 import { parseArgs } from 'node:util';
+import { connectCommand } from './cli/connect.ts';
 import { doctor } from './cli/doctor.ts';
 import { indexCommand } from './cli/index.ts';
 import { moduleCommand } from './cli/module.ts';
@@ -10,6 +11,7 @@ const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-di
        cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
        cos doctor
+       cos connect claude-code|codex|gemini [--remove] [--dry-run] [--url URL]
 
 Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
 COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR.`;
@@ -25,6 +27,9 @@ async function main(argv: string[]): Promise<number> {
       'state-dir': { type: 'string' },
       'tasks-dir': { type: 'string' },
       force: { type: 'boolean' },
+      remove: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      url: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
     },
   });
@@ -32,7 +37,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(USAGE);
     return 0;
   }
-  const { help: _help, force, ...flags } = values;
+  const { help: _help, force, remove, 'dry-run': dryRun, url, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   const [command = 'serve', ...rest] = positionals;
   switch (command) {
@@ -44,6 +49,8 @@ async function main(argv: string[]): Promise<number> {
       return moduleCommand(config, rest);
     case 'doctor':
       return doctor(config);
+    case 'connect':
+      return connectCommand(config, rest, { remove, dryRun, url });
     default:
       console.error(`unknown command "${command}"\n${USAGE}`);
       return 2;
