@@ -419,7 +419,8 @@ function writeAtomic(path: string, text: string): void {
 /** Writes a plan (and, when adding, the hook script), remembering what each file held before. */
 export function applyConnect(plan: ConnectPlan, ctx: ConnectContext, script: string): void {
   const manifest = readManifest(ctx.stateDir);
-  const entry = (manifest.clients[plan.client] ??= { files: {} });
+  const entry = manifest.clients[plan.client] ?? { files: {} };
+  manifest.clients[plan.client] = entry;
   if (plan.action === 'add') {
     writeAtomic(hookScriptPath(ctx), script);
     for (const f of plan.files) if (!(f.path in entry.files)) entry.files[f.path] = { original: f.before };
