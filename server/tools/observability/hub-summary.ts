@@ -65,7 +65,12 @@ export const hubSummaryTool = defineTool({
       .pluck()
       .get(since) as number;
     sessions.checkLifecycles();
-    return { tasks, graph, agents: sessions.counts(), errors_last_hour: failedCalls + loggedErrors };
+    return {
+      tasks,
+      graph,
+      agents: ctx.services.agents.counts(),
+      errors_last_hour: failedCalls + loggedErrors,
+    };
   },
 });
 

@@ -94,7 +94,7 @@ function Agents() {
           </thead>
           <tbody>
             {entries.map((a) => (
-              <tr key={a.session_id}>
+              <tr key={a.id}>
                 <td>
                   {a.client ?? 'unknown client'}
                   {a.agent_session ? <div className="muted">{a.agent_session}</div> : null}
