@@ -169,11 +169,17 @@ function removeFromJson(
   mcpUrl: string,
 ): string | null {
   const doc = parseJsonFile(path, current);
+  const untouched = structuredClone(doc);
   const before = original == null ? undefined : parseJsonFile(path, original);
   const hadKey = (k: string) => before !== undefined && k in before;
   if (doc.hooks && typeof doc.hooks === 'object' && !Array.isArray(doc.hooks)) {
     stripHandlers(doc.hooks as Json);
-    if (Object.keys(doc.hooks as Json).length === 0 && !hadKey('hooks')) delete doc.hooks;
+    if (
+      Object.keys(doc.hooks as Json).length === 0 &&
+      !hadKey('hooks') &&
+      !isDeepStrictEqual(doc.hooks, untouched.hooks)
+    )
+      delete doc.hooks;
   }
   const servers = mcpKey ? doc[mcpKey] : undefined;
   if (mcpKey && servers && typeof servers === 'object' && !Array.isArray(servers)) {
@@ -181,13 +187,19 @@ function removeFromJson(
     const prior = (before?.[mcpKey] as Json | undefined)?.[MCP_SERVER_NAME];
     if (prior !== undefined) (servers as Json)[MCP_SERVER_NAME] = prior;
     // Without a record, only an entry pointing at this hub is known to be ours.
-    else if (original !== undefined || entry?.url === mcpUrl || entry?.httpUrl === mcpUrl)
+    else if (
+      entry !== undefined &&
+      (original !== undefined || entry.url === mcpUrl || entry.httpUrl === mcpUrl)
+    ) {
       delete (servers as Json)[MCP_SERVER_NAME];
-    if (Object.keys(servers as Json).length === 0 && !hadKey(mcpKey)) delete doc[mcpKey];
+      if (Object.keys(servers as Json).length === 0 && !hadKey(mcpKey)) delete doc[mcpKey];
+    }
   }
+  // Nothing of ours in it: the file stays exactly as it is.
+  if (isDeepStrictEqual(doc, untouched) && original === undefined) return current;
   if (original === null && Object.keys(doc).length === 0) return null;
   if (before !== undefined && isDeepStrictEqual(doc, before)) return original ?? null;
-  return serialize(doc, current);
+  return isDeepStrictEqual(doc, untouched) ? current : serialize(doc, current);
 }
 
 function tomlString(s: string): string {

@@ -174,11 +174,9 @@ function optionalString(body: Record<string, unknown>, key: string, max: number)
 /** The client a payload comes from: the connect config names it; otherwise the payload's own shape. */
 export function detectClient(body: Record<string, unknown>, hint: string | undefined): HookClient {
   if (hint !== undefined && isHookClient(hint)) return hint;
-  const event = typeof body.hook_event_name === 'string' ? body.hook_event_name : '';
-  if (typeof body.timestamp === 'string' && /^(Before|After)|^PreCompress$/.test(event)) return 'gemini';
+  // Only Gemini CLI stamps its payloads; only Codex numbers turns.
+  if (typeof body.timestamp === 'string') return 'gemini';
   if (typeof body.turn_id === 'string') return 'codex';
-  if (typeof body.timestamp === 'string' && (event === 'SessionStart' || event === 'SessionEnd'))
-    return 'gemini';
   return 'unknown';
 }
 

@@ -11,7 +11,7 @@ export const MAX_SCAN_CHARS = 16_384;
 // A name that says it holds a secret: API_KEY, GITHUB_TOKEN, DB_PASSWORD, AWS_SECRET_ACCESS_KEY, PGPASSWORD…
 // (PWD, the working directory, is not one.)
 const SECRET_NAME =
-  /(?:TOKEN|SECRET|PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|(?:^|_)AUTH(?:$|_)|SESSION_?KEY|COOKIE|SIGNING_?KEY)/i;
+  /(?:PASSWORD|PASSWD|PASSPHRASE|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|SESSION_?KEY|SIGNING_?KEY|CREDENTIALS?|(?:^|_)(?:TOKEN|SECRET|AUTH|COOKIE)(?:$|_))/i;
 
 const PATTERNS: readonly [RegExp, (match: string, ...groups: string[]) => string][] = [
   // PEM private keys, whole.
