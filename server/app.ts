@@ -10,24 +10,28 @@ import Fastify, {
   type FastifyInstance,
   LogController,
 } from 'fastify';
+import { newErrorId } from './errors.ts';
+import { serverOptions } from './http/connection.ts';
 import { sendError } from './http/error-reply.ts';
 import { registerHookRoutes } from './http/hooks.ts';
+import { LoginSessions, registerLogin } from './http/login.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
 import { addSharedSchemas } from './http/schemas.ts';
-import { registerSecurity } from './http/security.ts';
+import { markPublic, normalisedPath, registerSecurity } from './http/security.ts';
 import { registerStream } from './http/stream.ts';
 import { registerToolRoutes } from './http/tool-routes.ts';
 import type { Hub } from './hub.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import type { McpSessions } from './mcp/sessions.ts';
-import { newErrorId } from './tools/run.ts';
 import { HUB_VERSION } from './version.ts';
 
 declare module 'fastify' {
   interface FastifyInstance {
     hub: Hub;
     mcpSessions: McpSessions;
+    /** One-time login links and the SPA's login cookies (used when the hub has a token). */
+    logins: LoginSessions;
   }
 }
 
@@ -43,6 +47,8 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
     // request logging off, request.log only logs failures, and those carry their own error id.
     childLoggerFactory: (logger) => logger,
     bodyLimit: hub.config.bodyLimitBytes,
+    // Node's limits on slow requests, and its own 400/408/431 answers in the error envelope.
+    ...serverOptions(hub.config),
     // Keep unknown keys: runTool reports them as validation errors instead of dropping them silently.
     ajv: { customOptions: { removeAdditional: false, coerceTypes: false, useDefaults: false } },
     forceCloseConnections: true,
@@ -61,9 +67,11 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
     },
   });
   app.decorate('hub', hub);
+  const logins = new LoginSessions();
+  app.decorate('logins', logins);
 
   // 1. Security first: a refused request reaches nothing else; then the per-client rate limit.
-  registerSecurity(app, hub.config);
+  registerSecurity(app, hub.config, logins);
   registerRateLimit(app, new RateLimiter(hub.config.rateLimit));
 
   // 2. One error shape for Fastify's own failures too.
@@ -126,29 +134,34 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
   app.decorate('mcpSessions', await registerMcpRoutes(app, hub));
   registerMetrics(app, hub, registerStream(app, hub));
 
-  app.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
-  await app.register(swaggerUi, { routePrefix: '/docs' });
+  registerLogin(app, logins, hub.config.token !== undefined);
 
-  // 5. The SPA, when built; otherwise a page that says how to build it.
-  const hasSpa = existsSync(`${WEB_DIST}index.html`);
-  if (hasSpa) {
-    await app.register(fastifyStatic, { root: WEB_DIST, wildcard: false });
-  }
-  app.setNotFoundHandler((request, reply) => {
-    const path = request.url.split('?', 1)[0] ?? '/';
-    if (path.startsWith('/api/') || path === '/mcp' || request.method !== 'GET') {
-      return sendError(
-        reply,
-        'not_found',
-        `no route ${request.method} ${path}; /openapi.json lists the REST routes`,
-      );
-    }
-    if (hasSpa) return reply.sendFile('index.html');
-    return reply
-      .type('text/html; charset=utf-8')
-      .send(
-        '<!doctype html><title>cos hub</title><h1>cos hub</h1><p>The web app is not built yet: run <code>npm run build</code>. The API is at <a href="/docs">/docs</a>; agents connect to <code>/mcp</code>.</p>',
-      );
+  // 5. What anyone who passes the Host and Origin checks may fetch (every route above needs the token
+  // when there is one): the OpenAPI document, Swagger UI, and the SPA's files, when built; otherwise a
+  // page that says how to build it.
+  await app.register(async (pub) => {
+    pub.addHook('onRoute', markPublic);
+    pub.get('/openapi.json', { schema: { hide: true } }, async () => app.swagger());
+    await pub.register(swaggerUi, { routePrefix: '/docs' });
+    const hasSpa = existsSync(`${WEB_DIST}index.html`);
+    if (hasSpa) await pub.register(fastifyStatic, { root: WEB_DIST, wildcard: false });
+    pub.setNotFoundHandler((request, reply) => {
+      // The same normalised path the security check judged this request on.
+      const path = normalisedPath(request.url);
+      if (path.startsWith('/api/') || path === '/api' || path === '/mcp' || request.method !== 'GET') {
+        return sendError(
+          reply,
+          'not_found',
+          `no route ${request.method} ${path}; /openapi.json lists the REST routes`,
+        );
+      }
+      if (hasSpa) return reply.sendFile('index.html');
+      return reply
+        .type('text/html; charset=utf-8')
+        .send(
+          '<!doctype html><title>cos hub</title><h1>cos hub</h1><p>The web app is not built yet: run <code>npm run build</code>. The API is at <a href="/docs">/docs</a>; agents connect to <code>/mcp</code>.</p>',
+        );
+    });
   });
 
   return app;

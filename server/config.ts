@@ -17,6 +17,8 @@ export interface Config {
   mcpSessionIdleMs: number;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
+  /** A request (headers and body) must arrive within this many milliseconds (COS_REQUEST_TIMEOUT_MS). */
+  requestTimeoutMs: number;
   logLevel: string;
   /** How long a write waits for another writer's lock before answering `transient` (COS_DB_BUSY_TIMEOUT_MS). */
   dbBusyTimeoutMs: number;
@@ -83,6 +85,7 @@ export function loadConfig(
     token,
     mcpSessionIdleMs: Number.isFinite(idleMinutes) && idleMinutes > 0 ? idleMinutes * 60_000 : 30 * 60_000,
     bodyLimitBytes: Number(env.COS_BODY_LIMIT_BYTES ?? 4 * 1024 * 1024),
+    requestTimeoutMs: Math.round(positive(env.COS_REQUEST_TIMEOUT_MS, 30_000)),
     logLevel: env.COS_LOG_LEVEL ?? 'info',
     dbBusyTimeoutMs: Math.round(positive(env.COS_DB_BUSY_TIMEOUT_MS, 5000)),
     recordCalls: env.COS_RECORD_CALLS !== '0',

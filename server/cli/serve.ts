@@ -14,6 +14,12 @@ export async function serve(config: Config): Promise<number> {
   console.log(`cos hub ${base}/  (repository ${config.repo})`);
   console.log(`MCP     ${base}/mcp`);
   console.log(`API     ${base}/docs`);
+  if (config.token !== undefined) {
+    // The SPA cannot send the token; this link (good once, for ten minutes) sets a login cookie instead.
+    const { code } = app.logins.issue();
+    const open = config.host === '0.0.0.0' || config.host === '::' ? `http://127.0.0.1:${port}` : base;
+    console.log(`Browser ${open}/login?code=${code}  (one-time link; \`cos login\` prints a new one)`);
+  }
   console.log(`\nAdd it to Claude Code:\n  claude mcp add --transport http cos ${base}/mcp`);
   void hub.start().catch((err: unknown) => hub.logger.error({ err }, 'a background service failed to start'));
 

@@ -5,9 +5,9 @@
 import { type FSWatcher, watch } from 'node:fs';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
+import { ToolError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
 import { type MatchMode, makeSnippet, planQuery, runPlan } from '../memory/fts-query.ts';
-import { ToolError } from '../tools/errors.ts';
 import { createIndexer, type IndexReport } from './indexer.ts';
 import { type ChunkHitRow, createDocsStore, type DocFileRow } from './store.ts';
 

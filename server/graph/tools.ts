@@ -1,9 +1,9 @@
 // cos_graph_reindex: the indexer's own tool (issue 5). The query tools of issue 6 live in tools/graph/,
 // whose index registers this one with them.
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../errors.ts';
 import type { HubServices } from '../tools/context.ts';
 import { defineTool } from '../tools/define.ts';
-import { ToolError } from '../tools/errors.ts';
 import { type IndexProgress, repoPath } from './indexer.ts';
 
 export const FreshnessSchema = Type.Object({

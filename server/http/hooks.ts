@@ -5,7 +5,7 @@
 import type { FastifyInstance } from 'fastify';
 import { HOOK_CLIENTS, HookPayloadError } from '../hooks/normalize.ts';
 import type { Hub } from '../hub.ts';
-import { newErrorId } from '../tools/run.ts';
+import { newErrorId } from '../errors.ts';
 import { sendError } from './error-reply.ts';
 import { ERROR_RESPONSES } from './schemas.ts';
 

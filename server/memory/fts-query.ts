@@ -11,7 +11,7 @@
 //                   Arabic words behind a clitic prefix, parts of identifiers). Trigram cannot match fewer
 //                   than three characters, so shorter terms (two-character CJK words are common) become
 //                   `instr` filters on the text instead.
-import { ToolError } from '../tools/errors.ts';
+import { ToolError } from '../errors.ts';
 
 export interface QueryTerm {
   /** The words of one whitespace-separated chunk, lower-cased (`config.ts` → `config`, `ts`). */

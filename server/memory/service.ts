@@ -1,7 +1,7 @@
 // Memory: what agents learned in one task, findable in the next. The service owns defaults, ranking and
 // the wording of errors; the store owns SQL. Tools reach it as ctx.services.memory.
 import type { Db } from '../db/open.ts';
-import { ToolError } from '../tools/errors.ts';
+import { ToolError } from '../errors.ts';
 import { type MatchMode, makeSnippet, planQuery, runPlan } from './fts-query.ts';
 import { type Impact, rank } from './ranking.ts';
 import type { ForgetEntry, MemoryHit, Observation, TimelineEntry } from './schemas.ts';

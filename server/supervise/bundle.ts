@@ -8,9 +8,8 @@ import { type Static, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Logger } from 'pino';
 import '../tools/formats.ts';
+import { newErrorId, ToolError } from '../errors.ts';
 import { SESSION_ID_PATTERN } from '../memory/schemas.ts';
-import { ToolError } from '../tools/errors.ts';
-import { newErrorId } from '../tools/run.ts';
 
 export const BUNDLE_VERSION = 1;
 

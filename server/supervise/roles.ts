@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type Static, type TObject, Type } from '@sinclair/typebox';
 import { Value } from '@sinclair/typebox/value';
 import type { Logger } from 'pino';
-import { ToolError } from '../tools/errors.ts';
+import { ToolError } from '../errors.ts';
 
 const Text = (description: string, maxLength = 20_000) =>
   Type.String({ minLength: 1, maxLength, description });

@@ -3,8 +3,8 @@
 // another on an in-process queue (a hub is one process; other processes must go through its tools).
 import { mkdir, readdir, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
+import { ToolError } from '../errors.ts';
 import { KeyedQueue } from '../keyed-queue.ts';
-import { ToolError } from '../tools/errors.ts';
 import {
   type Bundle,
   bundlePath,

@@ -1,15 +1,14 @@
 // runTool: the one path every call takes, from MCP or REST. Module gate → input validation (compiled
 // TypeBox) → handler → ok()/fail(). No exception ever escapes: unexpected ones are logged with their
 // stack under an error id, and the envelope quotes only the id.
-import { randomBytes } from 'node:crypto';
 import type { TObject } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { type Envelope, type ErrorCategory, fail, okWithText } from '../../shared/envelope/index.ts';
 import { attachedFiles, type Db } from '../db/open.ts';
+import { newErrorId, ToolError } from '../errors.ts';
 import { threadName } from '../logger.ts';
 import type { ToolContext } from './context.ts';
 import type { AnyTool } from './define.ts';
-import { ToolError } from './errors.ts';
 import './formats.ts';
 
 export interface RunOptions {
@@ -54,10 +53,6 @@ export function describeInputErrors(tool: AnyTool, input: unknown): string | und
   }
   const known = Object.keys(tool.input.properties);
   return `invalid arguments for ${tool.name}: ${parts.join('; ')}. Accepted arguments: ${known.join(', ') || 'none'}`;
-}
-
-export function newErrorId(): string {
-  return `E-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
 }
 
 interface Classified {

@@ -1,7 +1,7 @@
 // Tools written only to exercise the registry and its adapters. They are not part of the product.
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../server/errors.ts';
 import { type AnyTool, defineTool } from '../../server/tools/define.ts';
-import { ToolError } from '../../server/tools/errors.ts';
 
 export const echoTool = defineTool({
   name: 'cos_test_echo',

@@ -5,8 +5,8 @@ import { budgetSize } from '../../../shared/envelope/index.ts';
 import type { Actor } from '../../board/model.ts';
 import { APPETITE_PATTERN, KINDS, PRIORITIES, STATUSES } from '../../board/model.ts';
 import type { BoardService } from '../../board/service.ts';
+import { ToolError } from '../../errors.ts';
 import type { ToolContext } from '../context.ts';
-import { ToolError } from '../errors.ts';
 
 /** A closed set of strings as a union of literals: the input compiler checks it and JSON Schema lists it. */
 export const stringEnum = <T extends string>(values: readonly T[], description?: string) =>

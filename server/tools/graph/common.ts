@@ -1,6 +1,7 @@
 // What every graph tool shares: the node shape it answers with, freshness in meta, node resolution
 // (uid, path or name) with candidates instead of guesses, and the completeness signal.
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import type { Candidate, ResolvedFrom } from '../../graph/queries/resolve.ts';
 import { resolveNode } from '../../graph/queries/resolve.ts';
 import { type GraphReader, graphReader, type NodeRow } from '../../graph/queries/store.ts';
@@ -8,7 +9,6 @@ import { EDGE_TYPES, NODE_KINDS } from '../../graph/queries/vocabulary.ts';
 import type { GraphService } from '../../graph/service.ts';
 import { UNRESOLVED_MODULE } from '../../graph/uid.ts';
 import type { HubServices, ToolContext } from '../context.ts';
-import { ToolError } from '../errors.ts';
 
 export type EdgeTypeName = (typeof EDGE_TYPES)[number];
 

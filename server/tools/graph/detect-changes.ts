@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import {
   type ChangedFile,
   changedFiles,
@@ -9,7 +10,6 @@ import {
 } from '../../graph/queries/changes.ts';
 import { walk } from '../../graph/queries/traverse.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../errors.ts';
 import { completenessOf, graphCall, quoteInput, TOOL_READ_ONLY } from './common.ts';
 import { type Impacted, ImpactedSchema, impactedOut, tierOf } from './impact.ts';
 

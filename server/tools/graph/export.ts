@@ -1,8 +1,8 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from '../../db/open.ts';
+import { ToolError } from '../../errors.ts';
 import { selectSubgraph, toDot, toMermaid } from '../../graph/queries/subgraph.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../errors.ts';
 import { EdgeTypeSchema, graphCall, NodeRefInput, resolveArg, TOOL_READ_ONLY } from './common.ts';
 
 const DEPENDENCY_TYPES = [

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import { RepoLines } from '../../graph/queries/source.ts';
 import type { GraphReader, NodeRow } from '../../graph/queries/store.ts';
 import {
@@ -9,7 +10,6 @@ import {
   wordInStrings,
 } from '../../graph/queries/text.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../errors.ts';
 import {
   completenessOf,
   graphCall,

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../errors.ts';
 import { ModuleIdSchema, ModuleInfoSchema } from './schemas.ts';
 
 export const moduleListTool = defineTool({

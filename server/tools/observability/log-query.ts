@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import { queryLogs } from '../../observability/queries.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../errors.ts';
 
 export const logQueryTool = defineTool({
   name: 'cos_log_query',

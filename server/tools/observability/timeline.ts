@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import { timeline } from '../../observability/queries.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../errors.ts';
 
 export const timelineTool = defineTool({
   name: 'cos_observability_timeline',

@@ -1,9 +1,9 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { Status } from '../../../server/board/model.ts';
+import { ToolError } from '../../../server/errors.ts';
 import { boardTools } from '../../../server/tools/board/index.ts';
 import type { AnyTool } from '../../../server/tools/define.ts';
-import { ToolError } from '../../../server/tools/errors.ts';
 import { ok, TOKEN_BUDGET_CHARS } from '../../../shared/envelope/index.ts';
 import { makeTaskFiles } from '../../fixtures/board/make-tasks.ts';
 import { api, makeCtx, openHub, removeRepo, type TestHub, tempRepo } from './helpers.ts';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { STATUSES, TRANSITIONS } from '../../../server/board/model.ts';
 import { renderNewTask } from '../../../server/board/task-file.ts';
-import { ToolError } from '../../../server/tools/errors.ts';
+import { ToolError } from '../../../server/errors.ts';
 import { api, openHub, removeRepo, type TestHub, tempRepo, writeBoardJson } from './helpers.ts';
 
 describe('transitions', () => {

@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, it } from 'node:test';
-import { ToolError } from '../../../server/tools/errors.ts';
+import { ToolError } from '../../../server/errors.ts';
 import { api, openHub, readTask, removeRepo } from './helpers.ts';
 
 describe('versions and stale writes', () => {

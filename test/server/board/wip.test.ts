@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, describe, it } from 'node:test';
-import { ToolError } from '../../../server/tools/errors.ts';
+import { ToolError } from '../../../server/errors.ts';
 import { agent, api, openHub, readTask, removeRepo, type TestHub, writeBoardJson } from './helpers.ts';
 
 describe('WIP caps', () => {

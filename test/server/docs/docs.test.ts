@@ -4,11 +4,11 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Value } from '@sinclair/typebox/value';
 import { createDocsService, type DocsService } from '../../../server/docs/service.ts';
+import { ToolError } from '../../../server/errors.ts';
 import { docHeaderTool } from '../../../server/tools/docs/doc-header.ts';
 import { docHeadersByTool } from '../../../server/tools/docs/doc-headers-by.ts';
 import { DocSearchInputSchema, docSearchTool } from '../../../server/tools/docs/doc-search.ts';
 import { docsTools } from '../../../server/tools/docs/index.ts';
-import { ToolError } from '../../../server/tools/errors.ts';
 import { makeTestHub } from '../memory/test-context.ts';
 
 const FIXTURES = new URL('../../fixtures/docs/', import.meta.url).pathname;

@@ -6,11 +6,11 @@ import { Value } from '@sinclair/typebox/value';
 import pino from 'pino';
 import { loadConfig } from '../../../server/config.ts';
 import { type Db, openDatabase } from '../../../server/db/open.ts';
+import { ToolError } from '../../../server/errors.ts';
 import { EventBus } from '../../../server/events/bus.ts';
 import { ModuleState } from '../../../server/modules.ts';
 import type { HubServices, ToolContext } from '../../../server/tools/context.ts';
 import type { AnyTool } from '../../../server/tools/define.ts';
-import { ToolError } from '../../../server/tools/errors.ts';
 import { runTool } from '../../../server/tools/run.ts';
 
 export interface TestHub {

@@ -1,5 +1,8 @@
-// Typed errors a tool handler throws for the expected cases; runTool turns them into fail() envelopes.
-import type { ErrorCategory } from '../../shared/envelope/index.ts';
+// The errors every layer shares. Domain services and stores throw ToolError for the expected cases (not
+// found, invalid input, a conflict); runTool turns it into a fail() envelope. It lives here, below the
+// domain services, so a service never imports from the tools layer above it.
+import { randomBytes } from 'node:crypto';
+import type { ErrorCategory } from '../shared/envelope/index.ts';
 
 export class ToolError extends Error {
   readonly category: ErrorCategory;
@@ -23,3 +26,8 @@ export class ToolError extends Error {
 
 export const notFound = (message: string) => new ToolError('not_found', message);
 export const invalid = (message: string) => new ToolError('validation', message);
+
+/** The id an unexpected error is logged under; the envelope quotes only this, never the stack. */
+export function newErrorId(): string {
+  return `E-${Date.now().toString(36)}-${randomBytes(3).toString('hex')}`;
+}
