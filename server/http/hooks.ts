@@ -3,9 +3,9 @@
 // installs). Host, Origin and token are checked by the shared protection like every /api route. The 200
 // body is the client's own hook output JSON, not an envelope: the client parses it as a decision.
 import type { FastifyInstance } from 'fastify';
+import { newErrorId } from '../errors.ts';
 import { HOOK_CLIENTS, HookPayloadError } from '../hooks/normalize.ts';
 import type { Hub } from '../hub.ts';
-import { newErrorId } from '../errors.ts';
 import { sendError } from './error-reply.ts';
 import { ERROR_RESPONSES } from './schemas.ts';
 
@@ -34,7 +34,8 @@ export function registerHookRoutes(app: FastifyInstance, hub: Hub): void {
           },
           additionalProperties: false,
         },
-        body: { type: 'object', description: 'the hook input JSON, as the client sends it' },
+        // No type here: a body that is not an object gets the ingest's own message, which says what a hook sends.
+        body: { description: 'the hook input JSON (an object), as the client sends it' },
         response: {
           ...ERROR_RESPONSES,
           413: ERROR_RESPONSES[400],

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import type { EventKind } from '../../hooks/normalize.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../../errors.ts';
 import { HookEventSchema } from './schemas.ts';
 
 const KINDS = [

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import { CONNECT_CLIENTS, diffText, planConnect } from '../../hooks/connect.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../../errors.ts';
 
 export const connectPlanTool = defineTool({
   name: 'cos_connect_plan',

@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import { HookSettingsPatchSchema, HookSettingsSchema } from '../../hooks/settings.ts';
 import { defineTool } from '../define.ts';
-import { ToolError } from '../../errors.ts';
 
 const SettingsOutput = Type.Object({
   settings: HookSettingsSchema,

@@ -8136,10 +8136,10 @@ export interface operations {
             path?: never;
             cookie?: never;
         };
-        /** @description the hook input JSON, as the client sends it */
+        /** @description the hook input JSON (an object), as the client sends it */
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                "application/json": unknown;
             };
         };
         responses: {
