@@ -203,11 +203,12 @@ describe('presence that is true', () => {
       entries: {
         id: string;
         source: string;
+        client: string | null;
         lifecycle: string;
         mcp_sessions: string[];
         end_reason: string | null;
       }[];
-      counts: Record<string, number>;
+      counts: { active: number; present: number; idle: number; ended: number };
     };
 
   test('a hook session is present from its first event, and leaves after silence past the timeout', async () => {
@@ -246,11 +247,7 @@ describe('presence that is true', () => {
     const fresh = await agents();
     const named = fresh.entries.filter((a) => a.source === 'mcp' && a.lifecycle === 'active');
     assert.ok(named.length >= 5);
-    for (const a of named)
-      assert.ok(
-        (a as { client: string | null }).client?.startsWith('cos-hub-test'),
-        'named without a tool call',
-      );
+    for (const a of named) assert.ok(a.client?.startsWith('cos-hub-test'), 'named without a tool call');
     clock += 31_000;
     const after = await agents();
     assert.ok(
