@@ -2,7 +2,7 @@
 // the repository's real path (symlinks resolved, so a link pointing out counts as outside), the resolved
 // absolute path otherwise. Only metadata is looked at (realpath); no file is ever opened here.
 import { realpathSync } from 'node:fs';
-import { basename, dirname, join } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { insideRepo } from '../config.ts';
 
 export interface RepoPaths {
@@ -10,9 +10,13 @@ export interface RepoPaths {
   readonly root: string;
   /** Where this path really is: the real path, or for a file not created yet, its real parent + name. */
   real(path: string): string;
-  /** Repository-relative path when really inside the repository, null otherwise. */
+  /** Repository-relative path when really inside the repository (symlinks resolved), null otherwise. */
   relative(path: string): string | null;
-  /** The key the hub stores a path under: repository-relative when inside, absolute otherwise. */
+  /**
+   * The key the hub stores a path under: repository-relative when it names a place inside the
+   * repository, absolute otherwise. Lexical (no file system call: it runs on every event); whether
+   * the file is really inside is relative()'s question, asked before anything reads it.
+   */
   stored(path: string): string;
 }
 
@@ -42,10 +46,15 @@ export function createRepoPaths(repo: string): RepoPaths {
   };
   const relative = (path: string): string | null =>
     path.startsWith('/') ? insideRepo(root, real(path)) : null;
+  const given = resolve(repo);
   return {
     root,
     real,
     relative,
-    stored: (path) => relative(path) ?? path,
+    stored: (path) => {
+      if (!path.startsWith('/')) return path;
+      const p = resolve(path);
+      return insideRepo(root, p) ?? (given !== root ? insideRepo(given, p) : null) ?? p;
+    },
   };
 }

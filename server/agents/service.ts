@@ -60,7 +60,7 @@ export interface AgentsService {
   close(): Promise<void>;
 }
 
-const REFRESH_DELAY_MS = 30;
+const REFRESH_DELAY_MS = 100;
 const SWEEP_MS = 5_000;
 
 export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
@@ -123,7 +123,9 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
   }
 
   // Edits reported by PostToolUse refresh the graph and docs for those files at once (the watcher
-  // would get there too, later). Batched over a few milliseconds: agents edit in bursts.
+  // would get there too, later). Agents edit in bursts and many at once: edits are gathered for a
+  // moment and refreshed in one pass (one graph reindex, one docs refresh), one pass at a time, then
+  // each agent gets a refresh event for its own files.
   const pending = new Map<string, Set<string>>();
   let refreshTimer: NodeJS.Timeout | undefined;
   let inFlight: Promise<void> = Promise.resolve();
@@ -136,52 +138,66 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
   }
   function runRefresh(): void {
     refreshTimer = undefined;
-    const batch = [...pending.entries()];
-    pending.clear();
     inFlight = inFlight.then(async () => {
-      for (const [agent, set] of batch) await refreshFor(agent, [...set]);
+      const batch = [...pending.entries()];
+      pending.clear();
+      if (batch.length > 0) await refreshBatch(batch);
     });
   }
-  async function refreshFor(agent: string, rel: string[]): Promise<void> {
+  async function refreshBatch(batch: [string, Set<string>][]): Promise<void> {
     const s = services as Partial<HubServices>;
+    // Only files whose real path is inside the repository's real path (a symlink pointing out is not).
+    const inside = new Map<string, string>();
+    for (const [, set] of batch)
+      for (const p of set) {
+        if (inside.has(p)) continue;
+        const rel = paths.relative(`${paths.root}/${p}`);
+        if (rel !== null) inside.set(p, rel);
+      }
+    const all = [...new Set(inside.values())];
     const detail: Record<string, unknown> = {};
     const done: string[] = [];
-    try {
-      if (s.graph && modules.isEnabled('graph')) {
-        const r = await s.graph.reindex({ paths: rel });
-        detail.graph = {
-          files_changed: r.filesChanged,
-          files_deleted: r.filesDeleted,
-          generation: r.generation,
-        };
-        done.push('graph');
+    if (all.length > 0) {
+      try {
+        if (s.graph && modules.isEnabled('graph')) {
+          const r = await s.graph.reindex({ paths: all });
+          detail.graph = {
+            files_changed: r.filesChanged,
+            files_deleted: r.filesDeleted,
+            generation: r.generation,
+          };
+          done.push('graph');
+        }
+        if (s.docs && modules.isEnabled('docs')) {
+          const r = await s.docs.refresh(all.map((p) => `${paths.root}/${p}`));
+          detail.docs = { indexed: r.indexed, removed: r.removed };
+          done.push('docs');
+        }
+      } catch (err) {
+        logger.warn({ err, scope: 'hooks' }, 'refreshing the files agents edited failed');
+        detail.error = 'the refresh failed; the watcher will pick the change up';
       }
-      if (s.docs && modules.isEnabled('docs')) {
-        const r = await s.docs.refresh(rel.map((p) => `${paths.root}/${p}`));
-        detail.docs = { indexed: r.indexed, removed: r.removed };
-        done.push('docs');
-      }
-    } catch (err) {
-      logger.warn({ err, scope: 'hooks', agent }, 'refreshing the files an agent edited failed');
-      detail.error = 'the refresh failed; the watcher will pick the change up';
     }
     if (done.length === 0 && detail.error === undefined) return;
-    const client = registry.get(agent)?.client ?? 'unknown';
-    const shown = rel.slice(0, 3).join(', ') + (rel.length > 3 ? ` and ${rel.length - 3} more` : '');
-    const row = {
-      at: now(),
-      agent,
-      client,
-      event: 'refresh',
-      kind: 'refresh' as const,
-      phase: null,
-      tool: null,
-      ok: detail.error === undefined,
-      summary: `${done.join(' and ') || 'index'} refreshed for ${shown}`,
-      files: rel.map((path) => ({ path, role: 'edit' as const })),
-      detail,
-    };
-    publish({ ...row, id: store.add(row) });
+    for (const [agent, set] of batch) {
+      const rel = [...set].map((p) => inside.get(p)).filter((p): p is string => p !== undefined);
+      if (rel.length === 0) continue;
+      const shown = rel.slice(0, 3).join(', ') + (rel.length > 3 ? ` and ${rel.length - 3} more` : '');
+      const row = {
+        at: now(),
+        agent,
+        client: registry.get(agent)?.client ?? ('unknown' as const),
+        event: 'refresh',
+        kind: 'refresh' as const,
+        phase: null,
+        tool: null,
+        ok: detail.error === undefined,
+        summary: `${done.join(' and ') || 'index'} refreshed for ${shown}`,
+        files: rel.map((path) => ({ path, role: 'edit' as const })),
+        detail,
+      };
+      publish({ ...row, id: store.add(row) });
+    }
   }
 
   function conflictsFor(ev: NormalizedEvent, files: StoredFile[]): ConflictHit[] {

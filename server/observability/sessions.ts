@@ -45,6 +45,7 @@ export class SessionTracker {
   private readonly timer: NodeJS.Timeout;
   private readonly upsert;
   private readonly finish;
+  private readonly endedSince;
   /**
    * The counts presence events carry. The hub points it at the agents service, which counts hook and
    * MCP sessions as one list; alone, the tracker counts its MCP sessions.
@@ -62,6 +63,10 @@ export class SessionTracker {
        ON CONFLICT (id) DO UPDATE SET client_name = excluded.client_name, client_version = excluded.client_version,
          last_activity_at = excluded.last_activity_at, last_tool = excluded.last_tool,
          agent_session = excluded.agent_session, calls = excluded.calls`,
+    );
+    this.endedSince = db.prepare(
+      `SELECT id, client_name, client_version, created_at, last_activity_at, last_tool, agent_session, calls, ended_at, end_reason
+       FROM mcp_sessions WHERE ended_at IS NOT NULL AND ended_at >= ? ORDER BY ended_at DESC LIMIT ?`,
     );
     this.finish = db.prepare(
       'UPDATE mcp_sessions SET ended_at = ?, end_reason = ?, last_activity_at = ?, last_tool = ?, agent_session = ?, calls = ? WHERE id = ?',
@@ -153,12 +158,11 @@ export class SessionTracker {
         end_reason: null,
       }))
       .sort((a, b) => b.last_activity_at - a.last_activity_at);
-    const ended = this.db
-      .prepare(
-        `SELECT id, client_name, client_version, created_at, last_activity_at, last_tool, agent_session, calls, ended_at, end_reason
-         FROM mcp_sessions WHERE ended_at IS NOT NULL AND ended_at >= ? ORDER BY ended_at DESC LIMIT ?`,
-      )
-      .all(now - endedWithinMs, endedLimit) as Omit<SessionView, 'lifecycle'>[];
+    // Presence asks for open sessions alone on every hook event it counts: no query for them.
+    const ended =
+      endedLimit === 0
+        ? []
+        : (this.endedSince.all(now - endedWithinMs, endedLimit) as Omit<SessionView, 'lifecycle'>[]);
     return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const }))];
   }
 

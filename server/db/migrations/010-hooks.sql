@@ -30,7 +30,9 @@ CREATE TABLE hook_events (
 ) STRICT;
 CREATE INDEX hook_events_at ON hook_events (at);
 CREATE INDEX hook_events_agent_at ON hook_events (agent, at);
-CREATE INDEX hook_events_kind_at ON hook_events (kind, at);
+-- Failures are what is looked for by kind most ("which commands failed"); other kinds are found by
+-- walking back from the newest row, which keeps an event's write to three b-trees.
+CREATE INDEX hook_events_failed ON hook_events (kind, id) WHERE ok = 0;
 
 -- The files an event names (edited or read), repository-relative when inside it: "who touched file Y".
 CREATE TABLE hook_event_files (
