@@ -252,7 +252,10 @@ export interface ErrorCounts {
  * Activity page), so no two places disagree about how many there were.
  */
 export function errorCounts(db: Db, since: number): ErrorCounts {
-  const failed_calls = db.prepare('SELECT count(*) FROM tool_call_rows WHERE at >= ? AND ok = 0').pluck().get(since) as number;
+  const failed_calls = db
+    .prepare('SELECT count(*) FROM tool_call_rows WHERE at >= ? AND ok = 0')
+    .pluck()
+    .get(since) as number;
   const logged_errors = db
     .prepare("SELECT count(*) FROM log_events WHERE at >= ? AND level IN ('error', 'fatal')")
     .pluck()

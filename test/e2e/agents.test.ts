@@ -174,7 +174,9 @@ describe('Health & Settings: connect and hook settings', () => {
         const problems = await page.getByTestId('summary-errors').textContent();
         assert.match(problems ?? '', /failed tool call/);
         await Promise.all([
-          page.waitForResponse((r) => r.url().includes('/api/settings/hooks') && r.request().method() === 'PATCH'),
+          page.waitForResponse(
+            (r) => r.url().includes('/api/settings/hooks') && r.request().method() === 'PATCH',
+          ),
           page.getByTestId('hook-settings').getByRole('combobox').selectOption('block'),
         ]);
         const saved = (
@@ -182,7 +184,9 @@ describe('Health & Settings: connect and hook settings', () => {
         ).json();
         assert.equal(saved.data.settings.conflicts, 'block');
         await Promise.all([
-          page.waitForResponse((r) => r.url().includes('/api/settings/hooks') && r.request().method() === 'PATCH'),
+          page.waitForResponse(
+            (r) => r.url().includes('/api/settings/hooks') && r.request().method() === 'PATCH',
+          ),
           page.getByTestId('hook-settings').getByRole('combobox').selectOption('warn'),
         ]);
         await page.getByRole('tab', { name: 'Gemini CLI' }).click();
