@@ -206,6 +206,9 @@ export function createBoardStore(db: Db) {
     ),
     maxId: db.prepare<[], { m: number | null }>('SELECT max(id) AS m FROM tasks'),
     total: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tasks'),
+    claimedBy: db.prepare<[string], { id: number; title: string }>(
+      "SELECT id, title FROM tasks WHERE status = 'in_progress' AND agent_session = ? ORDER BY started DESC, id DESC LIMIT 1",
+    ),
     swimlanes: db.prepare<[], { swimlane: string }>(
       'SELECT DISTINCT swimlane FROM tasks WHERE swimlane IS NOT NULL ORDER BY swimlane',
     ),
@@ -312,6 +315,9 @@ export function createBoardStore(db: Db) {
     },
     maxId: (): number => s.maxId.get()?.m ?? 0,
     total: (): number => s.total.get()?.n ?? 0,
+    /** The in-progress task an agent session holds, the one it started last. */
+    claimedBy: (agentSession: string): { id: number; title: string } | undefined =>
+      s.claimedBy.get(agentSession),
     swimlanes: (): string[] => s.swimlanes.all().map((r) => r.swimlane),
   };
 }

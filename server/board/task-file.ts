@@ -4,6 +4,7 @@
 import { createHash } from 'node:crypto';
 import { isMap, parseDocument, stringify } from 'yaml';
 import {
+  type Actor,
   FIELD_ORDER,
   isKind,
   isPriority,
@@ -409,6 +410,18 @@ export function renderTask(doc: TaskDocument, fields: TaskFields, sections: Task
   for (const e of edits) out = out.slice(0, e.start) + e.insert + out.slice(e.end);
   return out;
 }
+
+/** A work-log entry: a dated bullet naming the agent session, continuation lines indented under it. */
+export function workLogLine(text: string, actor: Actor, now: string): string {
+  const who = actor.agentSession ? ` (${actor.agentSession})` : '';
+  const [first = '', ...rest] = text.trim().split(/\r?\n/);
+  return [`- ${now}${who} ${first}`, ...rest.map((l) => `  ${l}`)].join('\n');
+}
+
+export const appendLog = (sections: TaskSections, line: string): TaskSections => ({
+  ...sections,
+  work_log: sections.work_log === '' ? line : `${sections.work_log}\n${line}`,
+});
 
 /** Canonical file name for a new task. */
 export const taskFileName = (id: number, slug: string): string => `TASK-${id}-${slug}.md`;

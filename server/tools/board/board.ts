@@ -5,8 +5,9 @@
 // every card.
 import { type Static, Type } from '@sinclair/typebox';
 import { budgetSize } from '../../../shared/envelope/index.ts';
+import { combinedCursor, encodeCursor } from '../../board/cursor.ts';
 import { parseTaskId, priorityRank } from '../../board/model.ts';
-import { type BoardPage, combinedCursor, encodeCursor } from '../../board/service.ts';
+import type { BoardPage } from '../../board/reads.ts';
 import { defineTool } from '../define.ts';
 import { boardOf, CardSchema, KindSchema, LimitSchema, StatusSchema, WipColumnSchema } from './schemas.ts';
 

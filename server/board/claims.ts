@@ -1,0 +1,101 @@
+// Claims: an agent session takes the next ready task (emergency first, then by priority, dependencies
+// complete), which moves it to in_progress under that session; and which task a session holds. One
+// claim at a time in this process, so parallel claims do not all pick the same first task; across
+// processes the write lock and the re-run of the step keep two sessions from claiming one task.
+import { ToolError } from '../errors.ts';
+import type { Actor } from './model.ts';
+import type { Reconciler } from './reconcile.ts';
+import type { BoardStore } from './store.ts';
+import { contentHash } from './task-file.ts';
+import type { TasksDir } from './tasks-dir.ts';
+import type { Transitions } from './transitions.ts';
+import type { TaskView } from './views.ts';
+import { nowIso, type Step, type WritePath } from './write-path.ts';
+
+export interface ClaimResult {
+  claimed: boolean;
+  task: TaskView | null;
+  message: string;
+}
+
+const MAX_CLAIM_ATTEMPTS = 50;
+
+export interface ClaimsOptions {
+  store: BoardStore;
+  dir: TasksDir;
+  writes: WritePath;
+  reconciler: Reconciler;
+  transitions: Transitions;
+}
+
+export function createClaims({ store, dir, writes, reconciler, transitions }: ClaimsOptions) {
+  async function claimNext(
+    actor: Actor,
+    opts: {
+      swimlane?: string | undefined;
+      bypass_wip?: boolean | undefined;
+      reason?: string | undefined;
+    } = {},
+  ): Promise<ClaimResult> {
+    if (!actor.agentSession)
+      throw new ToolError(
+        'validation',
+        'agent_session is required to claim a task: pass the calling agent session id',
+      );
+    const agentSession = actor.agentSession;
+    const now = nowIso();
+    return writes.durableChange('claim', (): Step<ClaimResult> => {
+      for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
+        const row = store.claimNext(opts.swimlane ?? null);
+        if (row === undefined)
+          return {
+            done: {
+              claimed: false,
+              task: null,
+              message:
+                'no ready task with all dependencies complete; label a task "ready" (cos_task_edit add_labels) to queue it',
+            },
+          };
+        const text = dir.read(row.path);
+        if (text === null || contentHash(text) !== row.content_hash) {
+          // Changed or deleted by hand since it was indexed: resync, then choose again with fresh facts.
+          if (text === null) reconciler.dropMissing(row);
+          else reconciler.indexText(row.path, text);
+          continue;
+        }
+        const l = reconciler.load(row.id);
+        const reason = opts.bypass_wip ? opts.reason : 'claimed';
+        const plan = transitions.planMove(
+          l,
+          'in_progress',
+          { reason, bypass_wip: opts.bypass_wip },
+          actor,
+          true,
+          now,
+        );
+        return {
+          ...plan,
+          commit: (): ClaimResult => {
+            const change = plan.commit();
+            return {
+              claimed: true,
+              task: change.task,
+              message: `${change.task.id} is now in_progress for ${agentSession}`,
+            };
+          },
+        };
+      }
+      throw new ToolError('transient', 'the board kept changing while choosing a task; retry', {
+        retryable: true,
+      });
+    });
+  }
+
+  /** The in-progress task an agent session holds (presence shows it), or null. */
+  function claimedBy(agentSession: string): { id: string; title: string } | null {
+    const row = store.claimedBy(agentSession);
+    return row ? { id: `TASK-${row.id}`, title: row.title } : null;
+  }
+
+  return { claimNext, claimedBy };
+}

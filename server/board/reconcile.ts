@@ -1,0 +1,242 @@
+// Reconciliation with the files: the files are the truth and the index follows them. One file at a time
+// (a watcher event, a task about to be changed) or the whole directory (start-up, the periodic safety
+// net). Everything here runs inside a write transaction, and a file that does not parse is reported
+// (parse_errors, cos doctor), never rewritten.
+import { statSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import { ToolError } from '../errors.ts';
+import { taskNotFound } from './ids.ts';
+import { TASK_FILE_RE, taskKey } from './model.ts';
+import type { BoardStore } from './store.ts';
+import { contentHash, type ParseResult, type TaskDocument } from './task-file.ts';
+import type { TasksDir } from './tasks-dir.ts';
+import type { WritePath } from './write-path.ts';
+
+export interface ReconcileReport {
+  files: number;
+  added: number;
+  updated: number;
+  unchanged: number;
+  removed: number;
+  parse_errors: number;
+}
+
+/** A task's file as read just now, with the index in line with it. */
+export interface Loaded {
+  id: number;
+  name: string;
+  doc: TaskDocument;
+}
+
+type IndexOutcome = 'added' | 'updated' | 'unchanged' | 'error';
+
+export interface ReconcilerOptions {
+  store: BoardStore;
+  dir: TasksDir;
+  writes: WritePath;
+  parseTask: (text: string, fileName: string) => ParseResult;
+  log: Logger;
+}
+
+export type Reconciler = ReturnType<typeof createReconciler>;
+
+export function createReconciler({ store, dir, writes, parseTask, log }: ReconcilerOptions) {
+  const { announce } = writes;
+  /** File stamps (mtime and size) seen by the last reconciliation, so periodic rescans read only what changed. */
+  const stamps = new Map<string, string>();
+
+  /** Brings the index in line with one file's current text. */
+  function indexText(
+    name: string,
+    text: string,
+    opts: { quiet?: boolean; exists?: (n: string) => boolean } = {},
+  ): IndexOutcome {
+    const hash = contentHash(text);
+    const before = store.getByPath(name);
+    if (before?.content_hash === hash) return 'unchanged';
+    const parsed = parseTask(text, name);
+    const exists = opts.exists ?? dir.exists;
+    let reason: string | null = parsed.ok ? null : parsed.reason;
+    if (parsed.ok) {
+      const other = store.get(parsed.doc.fields.id);
+      if (other !== undefined && other.path !== name && exists(other.path))
+        reason = `id ${taskKey(parsed.doc.fields.id)} is already used by ${dir.repoPath(other.path)}; renumber one of the two files`;
+    }
+    if (reason !== null || !parsed.ok) {
+      store.setParseError(name, reason ?? 'does not parse', hash);
+      if (before !== undefined) {
+        // The last good state would mislead: the board shows the file's problem instead (parse_errors).
+        store.remove(before.id);
+        if (!opts.quiet)
+          announce(
+            {
+              task_id: taskKey(before.id),
+              change: 'file',
+              old_status: before.status,
+              new_status: null,
+              agent_session: before.agent_session,
+              source: 'file',
+              version: before.version,
+            },
+            'file',
+            { reason: 'the file no longer parses', detail: { parse_error: reason } },
+          );
+      }
+      log.warn({ path: dir.repoPath(name), reason }, 'task file does not parse; reported, left as is');
+      return 'error';
+    }
+    const { fields } = parsed.doc;
+    if (before !== undefined && before.id !== fields.id) store.remove(before.id);
+    store.upsert(fields, name, text.slice(parsed.doc.bodyStart), hash);
+    store.clearParseError(name);
+    if (!opts.quiet)
+      announce(
+        {
+          task_id: taskKey(fields.id),
+          change: 'file',
+          old_status: before?.status ?? null,
+          new_status: fields.status,
+          agent_session: fields.agent_session,
+          source: 'file',
+          version: fields.version,
+        },
+        before === undefined ? 'created' : before.status !== fields.status ? 'status' : 'file',
+        { detail: { path: dir.repoPath(name) } },
+      );
+    return before === undefined ? 'added' : 'updated';
+  }
+
+  /** Drops the index row of a task whose file is gone. */
+  function dropMissing(row: { id: number; path: string }, quiet = false): void {
+    const before = store.get(row.id);
+    store.remove(row.id);
+    if (!quiet && before !== undefined)
+      announce(
+        {
+          task_id: taskKey(row.id),
+          change: 'deleted',
+          old_status: before.status,
+          new_status: null,
+          agent_session: before.agent_session,
+          source: 'file',
+          version: before.version,
+        },
+        'deleted',
+        { detail: { path: dir.repoPath(row.path) } },
+      );
+  }
+
+  /** Re-reads one file (by name inside the tasks directory) and syncs the index. */
+  function syncName(name: string): IndexOutcome | 'removed' {
+    const text = dir.read(name);
+    if (text === null) {
+      store.clearParseError(name);
+      const row = store.getByPath(name);
+      if (row === undefined) return 'unchanged';
+      dropMissing(row);
+      return 'removed';
+    }
+    const known = store.parseErrors().find((e) => e.path === name);
+    if (known !== undefined && known.content_hash === contentHash(text)) return 'error';
+    return indexText(name, text);
+  }
+
+  /**
+   * Repairs the index from the files: the files win. `quick` (the periodic safety-net rescan) skips files
+   * whose mtime and size are what the last pass saw; start-up reads and hashes every file.
+   */
+  function reconcile(mode: 'full' | 'quick' = 'full'): ReconcileReport {
+    const names = dir.list();
+    // Lower ids first, so when two files claim one id the outcome does not depend on readdir order.
+    const byId = (n: string) => Number(/^TASK-(\d+)/.exec(n)?.[1] ?? Number.MAX_SAFE_INTEGER);
+    names.sort((a, b) => byId(a) - byId(b) || (a < b ? -1 : 1));
+    const present = new Set<string>();
+    const texts = new Map<string, string>();
+    const seen = new Map<string, string>();
+    for (const n of names) {
+      let stamp: string;
+      try {
+        const st = statSync(join(dir.path, n));
+        stamp = `${st.mtimeMs}:${st.size}`;
+      } catch {
+        continue; // deleted since readdir
+      }
+      present.add(n);
+      seen.set(n, stamp);
+      if (mode === 'quick' && stamps.get(n) === stamp) continue;
+      const t = dir.read(n);
+      if (t !== null) texts.set(n, t);
+    }
+    const report: ReconcileReport = {
+      files: present.size,
+      added: 0,
+      updated: 0,
+      unchanged: 0,
+      removed: 0,
+      parse_errors: 0,
+    };
+    writes.write(() => {
+      const quiet = store.total() === 0;
+      report.unchanged = present.size - texts.size;
+      const exists = (n: string) => present.has(n);
+      // Rows whose file is gone go first, so a renamed file can take over its id.
+      for (const row of store.files()) {
+        if (!present.has(row.path)) {
+          dropMissing(row, quiet);
+          report.removed++;
+        }
+      }
+      const errors = new Map(store.parseErrors().map((e) => [e.path, e.content_hash]));
+      for (const [path] of errors) if (!present.has(path)) store.clearParseError(path);
+      let maxOnDisk = 0;
+      for (const [name, text] of texts) {
+        if (errors.get(name) === contentHash(text)) {
+          report.parse_errors++;
+          continue;
+        }
+        const outcome = indexText(name, text, { quiet, exists });
+        if (outcome === 'error') report.parse_errors++;
+        else report[outcome]++;
+      }
+      // Ids of files that do not parse are taken too: a new task must not reuse a broken file's number.
+      for (const name of present)
+        maxOnDisk = Math.max(maxOnDisk, byId(name) === Number.MAX_SAFE_INTEGER ? 0 : byId(name));
+      store.raiseCounter(maxOnDisk + 1);
+    });
+    stamps.clear();
+    for (const [n, stamp] of seen) stamps.set(n, stamp);
+    const changed = report.added + report.updated + report.removed > 0;
+    if (mode === 'full' || changed) log.info(report, 'task board reconciled with its files');
+    return report;
+  }
+
+  /** The task's file, read now (the truth), with the index synced to it first if someone edited it. */
+  function load(id: number): Loaded {
+    let name = store.get(id)?.path;
+    if (name === undefined) {
+      // Perhaps created by hand a moment ago and not seen by the watcher yet.
+      name = dir.list().find((n) => TASK_FILE_RE.exec(n)?.[1] === String(id));
+      if (name === undefined) throw taskNotFound(id);
+    }
+    const text = dir.read(name);
+    if (text === null) {
+      const row = store.get(id);
+      if (row !== undefined) dropMissing(row);
+      throw taskNotFound(id);
+    }
+    const outcome = indexText(name, text);
+    if (outcome === 'error') {
+      const reason = store.parseErrors().find((e) => e.path === name)?.reason ?? 'does not parse';
+      throw new ToolError(
+        'validation',
+        `${taskKey(id)}'s file ${dir.repoPath(name)} does not parse (${reason}); fix the file by hand — the hub never rewrites a file it cannot read`,
+      );
+    }
+    const parsed = parseTask(text, name);
+    if (!parsed.ok) throw new Error('unreachable: indexed file does not parse');
+    return { id, name, doc: parsed.doc };
+  }
+
+  return { indexText, dropMissing, syncName, reconcile, load };
+}

@@ -1,0 +1,116 @@
+// Moving a task between columns: the transition table, the gates a task passes to enter a column, the
+// fields a move stamps (started, completed, the claiming session) and its work-log line and history.
+// A claim is a move to in_progress (claims.ts builds on planMove).
+import { ToolError } from '../errors.ts';
+import { requireTaskId } from './ids.ts';
+import { type Actor, canTransition, type Status, type TaskFields, TRANSITIONS, taskKey } from './model.ts';
+import type { Loaded, Reconciler } from './reconcile.ts';
+import { appendLog, workLogLine } from './task-file.ts';
+import type { TasksDir } from './tasks-dir.ts';
+import { type TaskChange, toView } from './views.ts';
+import type { BypassOptions, GatePass, Wip } from './wip.ts';
+import {
+  checkVersion,
+  type FilePlan,
+  nowIso,
+  taskQueueKey,
+  type WriteOptions,
+  type WritePath,
+} from './write-path.ts';
+
+export interface MoveOptions extends WriteOptions, BypassOptions {
+  reason?: string | undefined;
+}
+
+export interface TransitionsOptions {
+  dir: TasksDir;
+  writes: WritePath;
+  reconciler: Reconciler;
+  wip: Wip;
+}
+
+export type Transitions = ReturnType<typeof createTransitions>;
+
+export function createTransitions({ dir, writes, reconciler, wip }: TransitionsOptions) {
+  /**
+   * The gates a task passes to enter `to` once the transition itself is allowed. A gate refuses with a
+   * validation ToolError saying what is missing, or lets the move through (bypassed, with a work-log line
+   * and a record stored when the move commits). Today the one gate is the column's WIP cap.
+   */
+  function gateEntry(_task: Loaded, to: Status, opts: MoveOptions, actor: Actor): GatePass {
+    return wip.gate(to, opts, actor);
+  }
+
+  /** The file plan of moving a loaded task to `to`; `claimed` marks a claim (event and history say so). */
+  function planMove(
+    l: Loaded,
+    to: Status,
+    opts: MoveOptions,
+    actor: Actor,
+    claimed: boolean,
+    now: string,
+  ): FilePlan<TaskChange> {
+    const from = l.doc.fields.status;
+    if (from === to || !canTransition(from, to)) {
+      throw new ToolError(
+        'validation',
+        `${taskKey(l.id)} cannot move from ${from} to ${to}; allowed from ${from}: ${TRANSITIONS[from].join(', ')}`,
+      );
+    }
+    const gate = gateEntry(l, to, opts, actor);
+    const f = l.doc.fields;
+    const fields: TaskFields = {
+      ...f,
+      status: to,
+      started: to === 'in_progress' && f.started === null ? now : f.started,
+      completed: to === 'complete' ? now : to === 'archive' ? f.completed : null,
+      agent_session: to === 'in_progress' && actor.agentSession ? actor.agentSession : f.agent_session,
+      version: f.version + 1,
+    };
+    let sections = l.doc.sections;
+    const reason = opts.reason?.trim() || null;
+    if (reason !== null || gate.line !== null) {
+      const parts = [`${from} → ${to}${reason ? `: ${reason}` : ''}`];
+      if (gate.line) parts.push(gate.line);
+      sections = appendLog(sections, workLogLine(parts.join('; '), actor, now));
+    }
+    return writes.rewrite(l, fields, sections, (doc) => {
+      gate.record(l.id);
+      writes.announce(
+        {
+          task_id: taskKey(l.id),
+          change: claimed ? 'claimed' : 'moved',
+          old_status: from,
+          new_status: to,
+          agent_session: actor.agentSession ?? fields.agent_session,
+          source: actor.source,
+          version: fields.version,
+        },
+        'status',
+        {
+          reason,
+          detail: { ...(claimed ? { claimed: true } : {}), ...(gate.bypassed ? { wip_bypassed: true } : {}) },
+        },
+      );
+      return {
+        task: toView(doc.fields, doc.sections, dir.repoPath(l.name), doc),
+        old_status: from,
+        new_status: to,
+        changed: ['status'],
+        wip_bypassed: gate.bypassed,
+      };
+    });
+  }
+
+  async function move(idText: string, to: Status, opts: MoveOptions, actor: Actor): Promise<TaskChange> {
+    const id = requireTaskId(idText);
+    const now = nowIso();
+    return writes.durableChange(taskQueueKey(id), () => {
+      const l = reconciler.load(id);
+      checkVersion(l.doc, opts.expected_version);
+      return planMove(l, to, opts, actor, false, now);
+    });
+  }
+
+  return { planMove, move };
+}
