@@ -17,6 +17,7 @@ import type { HubServices } from '../tools/context.ts';
 import { type Claim, type ConflictHit, describeConflicts, findConflicts } from './conflicts.ts';
 import { createRepoPaths, type RepoPaths } from './paths.ts';
 import { type AgentView, countAgents, type LifecycleCounts, listAgents } from './presence.ts';
+import { type ClaimView, claimantState } from './reclaim.ts';
 import { AgentRegistry } from './registry.ts';
 
 declare module '../tools/context.ts' {
@@ -43,6 +44,12 @@ export type AgentEventData = Pick<
   'id' | 'at' | 'agent' | 'client' | 'event' | 'kind' | 'phase' | 'tool' | 'ok' | 'summary' | 'files'
 >;
 
+export interface ReclaimResult {
+  dry_run: boolean;
+  grace_minutes: number;
+  entries: (ClaimView & { reclaimable: boolean; released: boolean })[];
+}
+
 export interface AgentsService {
   readonly settings: HookSettingsStore;
   readonly store: HookStore;
@@ -54,6 +61,15 @@ export interface AgentsService {
   counts(): LifecycleCounts;
   /** Whether the agent behind an agent_session (hook session, MCP session or the session an MCP one names) is here. */
   isAlive(agentSession: string): boolean;
+  /** Tasks in progress, each with what the hub knows of its claimant (alive, ended, silent, unknown). */
+  claims(): ClaimView[];
+  /**
+   * Lists claims whose claimant is gone (ended, or silent past the claim grace) and, unless dryRun,
+   * returns those tasks to the ready queue with the reason in their history.
+   */
+  reclaim(opts: { dryRun: boolean; task?: string; graceMinutes?: number }): Promise<ReclaimResult>;
+  /** Releases every dead claim now (claim-next runs it first, so a dead claim's task is free at once). */
+  sweepClaims(): Promise<ReclaimResult>;
   /** Settles when every refresh the edits so far asked for has run (tests). */
   idle(): Promise<void>;
   start(): void;
@@ -62,6 +78,7 @@ export interface AgentsService {
 
 const REFRESH_DELAY_MS = 100;
 const SWEEP_MS = 5_000;
+const CLAIM_SWEEP_MS = 60_000;
 
 export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
   const { config, db, events, logger, modules, sessions, services, now } = deps;
@@ -73,16 +90,20 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
   const redact = createRedactor(config.token ? [config.token] : []);
   let sweeper: NodeJS.Timeout | undefined;
   let retention: NodeJS.Timeout | undefined;
+  let claimSweeper: NodeJS.Timeout | undefined;
 
   const claimedBy = (agentSession: string) => {
     const board = (services as Partial<HubServices>).board;
     return board && modules.isEnabled('tasks') ? board.claimedBy(agentSession) : null;
   };
-  // Tasks in progress and the files their references name, for claim conflicts. The board reports them
-  // through claims() once it has one; until then only edits by other agents count.
+  // Tasks in progress and the files their references name: an agent's claimed task holds those files.
   const claims = (): readonly Claim[] => {
-    const board = (services as Partial<HubServices>).board as { claims?: () => readonly Claim[] } | undefined;
-    return board?.claims && modules.isEnabled('tasks') ? board.claims() : [];
+    const board = (services as Partial<HubServices>).board;
+    if (!board || !modules.isEnabled('tasks')) return [];
+    return board
+      .inProgress()
+      .filter((t) => t.agent_session !== null && t.paths.length > 0)
+      .map((t) => ({ task: { id: t.id, title: t.title }, agent: t.agent_session as string, paths: t.paths }));
   };
   const presenceDeps = { registry, store, sessions, now, claimedBy };
   const agentOf = (agentSession: string): string | null => {
@@ -209,7 +230,99 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
     );
   }
 
+  // A claim goes on the claimant's timeline (the board announces it; hooks only see an MCP tool call).
+  const unsubscribeClaims = events.subscribe((e) => {
+    if (e.type !== 'task-updated') return;
+    const d = e.data as { change?: string; task_id?: string | null; agent_session?: string | null };
+    if (d.change === 'claimed' && d.task_id && d.agent_session)
+      note(agentOf(d.agent_session) ?? d.agent_session, 'claim', `claimed ${d.task_id}`, { task: d.task_id });
+  });
+
   const counts = (): LifecycleCounts => countAgents(listAgents(presenceDeps, { includeEnded: false }));
+
+  function claimViews(graceMs: number): ClaimView[] {
+    const board = (services as Partial<HubServices>).board;
+    if (!board || !modules.isEnabled('tasks')) return [];
+    const at = now();
+    return board.inProgress().map((t) => {
+      const s = t.agent_session;
+      const facts = {
+        hook: s ? (registry.get(s) ?? store.session(s)) : undefined,
+        mcp: s ? sessions.find(s) : [],
+      };
+      // A claim made under an MCP session that named a hook session belongs to that hook session too.
+      const linked = facts.mcp.map((m) => m.agent_session).find((a): a is string => a !== null && a !== s);
+      if (!facts.hook && linked) facts.hook = registry.get(linked) ?? store.session(linked);
+      return {
+        task: { id: t.id, title: t.title },
+        agent_session: s,
+        ...claimantState(s, facts, at, graceMs),
+      };
+    });
+  }
+
+  /** Records an event on an agent's timeline that no hook reported (a claim, a reclaim). */
+  function note(agent: string, kind: 'claim', summary: string, detail: Record<string, unknown>): void {
+    const row = {
+      at: now(),
+      agent,
+      client: registry.get(agent)?.client ?? ('unknown' as const),
+      event: kind,
+      kind,
+      phase: null,
+      tool: null,
+      ok: true,
+      summary,
+      files: [],
+      detail,
+    };
+    publish({ ...row, id: store.add(row) });
+  }
+
+  let reclaiming: Promise<ReclaimResult> | undefined;
+  async function reclaim(opts: {
+    dryRun: boolean;
+    task?: string;
+    graceMinutes?: number;
+  }): Promise<ReclaimResult> {
+    const graceMs = (opts.graceMinutes ?? settings.get().claim_grace_minutes) * 60_000;
+    const views = claimViews(graceMs).filter((v) => opts.task === undefined || v.task.id === opts.task);
+    const entries: ReclaimResult['entries'] = [];
+    for (const v of views) {
+      const dead = v.state === 'ended' || v.state === 'silent';
+      let released = false;
+      if (dead && !opts.dryRun && v.agent_session) {
+        const board = (services as Partial<HubServices>).board;
+        const task = await board?.release(
+          v.task.id,
+          v.agent_session,
+          `reclaimed: ${v.agent_session} ${v.reason}`,
+          { source: 'api' },
+        );
+        released = task != null;
+        if (released) {
+          logger.info(
+            { scope: 'hooks', task: v.task.id, agent: v.agent_session },
+            `reclaimed ${v.task.id}: ${v.reason}`,
+          );
+          note(agentOf(v.agent_session) ?? v.agent_session, 'claim', `${v.task.id} reclaimed: ${v.reason}`, {
+            task: v.task.id,
+            reclaimed: true,
+            reason: v.reason,
+          });
+        }
+      }
+      entries.push({ ...v, reclaimable: dead, released });
+    }
+    return { dry_run: opts.dryRun, grace_minutes: graceMs / 60_000, entries };
+  }
+  /** Releases every dead claim; one sweep at a time (the periodic one and claim-next's share it). */
+  const sweepClaims = (): Promise<ReclaimResult> => {
+    reclaiming ??= reclaim({ dryRun: false }).finally(() => {
+      reclaiming = undefined;
+    });
+    return reclaiming;
+  };
 
   return {
     settings,
@@ -265,6 +378,9 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       return listAgents(presenceDeps, { includeEnded: opts.includeEnded ?? false });
     },
     counts,
+    claims: () => claimViews(settings.get().claim_grace_minutes * 60_000),
+    reclaim,
+    sweepClaims,
     isAlive(agentSession) {
       return listAgents(presenceDeps, { includeEnded: false }).some(
         (a) =>
@@ -292,10 +408,19 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
         }
       }, 5 * 60_000);
       retention.unref();
+      claimSweeper = setInterval(() => {
+        sweepClaims().catch((err: unknown) =>
+          logger.warn({ err, scope: 'hooks' }, 'reclaiming dead claims failed'),
+        );
+      }, CLAIM_SWEEP_MS);
+      claimSweeper.unref();
     },
     async close() {
       clearInterval(sweeper);
       clearInterval(retention);
+      clearInterval(claimSweeper);
+      unsubscribeClaims();
+      await reclaiming?.catch(() => {});
       if (refreshTimer) clearTimeout(refreshTimer);
       await inFlight.catch(() => {});
       store.close();

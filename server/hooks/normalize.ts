@@ -30,6 +30,7 @@ export const EVENT_KINDS = [
   'permission',
   'conflict',
   'refresh',
+  'claim',
   'other',
   'unknown',
 ] as const;

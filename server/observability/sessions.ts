@@ -46,6 +46,7 @@ export class SessionTracker {
   private readonly upsert;
   private readonly finish;
   private readonly endedSince;
+  private readonly byName;
   /**
    * The counts presence events carry. The hub points it at the agents service, which counts hook and
    * MCP sessions as one list; alone, the tracker counts its MCP sessions.
@@ -67,6 +68,10 @@ export class SessionTracker {
     this.endedSince = db.prepare(
       `SELECT id, client_name, client_version, created_at, last_activity_at, last_tool, agent_session, calls, ended_at, end_reason
        FROM mcp_sessions WHERE ended_at IS NOT NULL AND ended_at >= ? ORDER BY ended_at DESC LIMIT ?`,
+    );
+    this.byName = db.prepare(
+      `SELECT id, client_name, client_version, created_at, last_activity_at, last_tool, agent_session, calls, ended_at, end_reason
+       FROM mcp_sessions WHERE ended_at IS NOT NULL AND (id = ? OR agent_session = ?) ORDER BY ended_at DESC LIMIT 20`,
     );
     this.finish = db.prepare(
       'UPDATE mcp_sessions SET ended_at = ?, end_reason = ?, last_activity_at = ?, last_tool = ?, agent_session = ?, calls = ? WHERE id = ?',
@@ -163,6 +168,21 @@ export class SessionTracker {
       endedLimit === 0
         ? []
         : (this.endedSince.all(now - endedWithinMs, endedLimit) as Omit<SessionView, 'lifecycle'>[]);
+    return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const }))];
+  }
+
+  /** Every session with this id or naming it as agent_session: open ones, then those ended (newest first). */
+  find(idOrAgentSession: string): SessionView[] {
+    const now = this.now();
+    const open = [...this.live.values()]
+      .filter((s) => s.id === idOrAgentSession || s.agent_session === idOrAgentSession)
+      .map((s) => ({
+        ...s,
+        lifecycle: lifecycleOf(s.last_activity_at, now) as Lifecycle,
+        ended_at: null,
+        end_reason: null,
+      }));
+    const ended = this.byName.all(idOrAgentSession, idOrAgentSession) as Omit<SessionView, 'lifecycle'>[];
     return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const }))];
   }
 

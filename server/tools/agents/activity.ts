@@ -14,6 +14,7 @@ const KINDS = [
   'mcp',
   'tool',
   'conflict',
+  'claim',
   'refresh',
   'session',
   'other',
@@ -28,6 +29,7 @@ const KIND_FILTER: Record<(typeof KINDS)[number], EventKind[]> = {
   mcp: ['mcp'],
   tool: ['tool'],
   conflict: ['conflict'],
+  claim: ['claim'],
   refresh: ['refresh'],
   session: ['session_start', 'session_end', 'stop', 'subagent', 'compact', 'notification'],
   other: ['other', 'unknown', 'permission'],
@@ -37,7 +39,7 @@ export const agentActivityTool = defineTool({
   name: 'cos_agent_activity',
   title: 'What agents did',
   description:
-    'Hook events of coding agents, newest first: prompts, edits, commands, tool uses, conflicts. Filter by agent (last hour: since_minutes 60), file (adds who touched it), kind and failed (failed commands: kind command, failed true).',
+    'Hook events of coding agents, newest first: prompts, edits, commands, tool uses, conflicts, claims. Filter by agent (last hour: since_minutes 60), file (adds who touched it), kind and failed (failed commands: kind command, failed true).',
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(

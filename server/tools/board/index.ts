@@ -10,6 +10,7 @@ import { taskEditTool } from './edit.ts';
 import { taskHistoryTool } from './history.ts';
 import { taskMoveTool } from './move.ts';
 import { taskReadyTool } from './ready.ts';
+import { taskReclaimTool } from './reclaim.ts';
 import { taskSearchTool } from './search.ts';
 import { taskShowTool } from './show.ts';
 import { taskWipCheckTool } from './wip-check.ts';
@@ -23,6 +24,7 @@ export const boardTools: AnyTool[] = [
   taskEditTool,
   workLogAppendTool,
   taskClaimNextTool,
+  taskReclaimTool,
   taskReadyTool,
   taskSearchTool,
   taskHistoryTool,

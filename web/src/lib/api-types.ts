@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * What agents did
-         * @description Hook events of coding agents, newest first: prompts, edits, commands, tool uses, conflicts. Filter by agent (last hour: since_minutes 60), file (adds who touched it), kind and failed (failed commands: kind command, failed true).
+         * @description Hook events of coding agents, newest first: prompts, edits, commands, tool uses, conflicts, claims. Filter by agent (last hour: since_minutes 60), file (adds who touched it), kind and failed (failed commands: kind command, failed true).
          */
         get: operations["agentActivity"];
         put?: never;
@@ -139,6 +139,26 @@ export interface paths {
          * @description Atomically takes the highest-priority "ready" task whose dependencies are all complete (emergency first) and moves it to in_progress for your agent session; two agents never get the same task. claimed is false when nothing is ready. Respects the in_progress WIP cap unless bypass_wip is set with a reason.
          */
         post: operations["boardClaimNext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/board/reclaim": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Reclaim dead claims
+         * @description Tasks in progress whose claimant is gone (session ended, or silent past the claim grace) and, with dry_run false, returns them to the ready queue with the reason in their history. Dry run by default.
+         */
+        post: operations["boardReclaim"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1241,7 +1261,7 @@ export interface components {
             client: string;
             /** @description hook_event_name as sent */
             event: string;
-            kind: "session_start" | "session_end" | "prompt" | "edit" | "command" | "read" | "search" | "web" | "mcp" | "tool" | "stop" | "subagent" | "notification" | "compact" | "permission" | "conflict" | "refresh" | "other" | "unknown";
+            kind: "session_start" | "session_end" | "prompt" | "edit" | "command" | "read" | "search" | "web" | "mcp" | "tool" | "stop" | "subagent" | "notification" | "compact" | "permission" | "conflict" | "refresh" | "claim" | "other" | "unknown";
             phase: ("pre" | "post" | "failed") | null;
             tool: string | null;
             ok: boolean | null;
@@ -1348,7 +1368,7 @@ export interface operations {
                 agent?: string;
                 /** @description repository path */
                 file?: string;
-                kind?: "edit" | "command" | "prompt" | "read" | "search" | "web" | "mcp" | "tool" | "conflict" | "refresh" | "session" | "other";
+                kind?: "edit" | "command" | "prompt" | "read" | "search" | "web" | "mcp" | "tool" | "conflict" | "claim" | "refresh" | "session" | "other";
                 failed?: boolean;
                 since_minutes?: number;
                 /** @description default 50 */
@@ -2350,6 +2370,109 @@ export interface operations {
                                 unknown_sections: string[];
                             } | null;
                             message: string;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    boardReclaim: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description default true: list only */
+                    dry_run?: boolean;
+                    /** @description only this task */
+                    task?: string;
+                    /** @description default: the project setting */
+                    grace_minutes?: number;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            dry_run: boolean;
+                            grace_minutes: number;
+                            entries: {
+                                task: {
+                                    id: string;
+                                    title: string;
+                                };
+                                agent_session: string | null;
+                                state: "alive" | "ended" | "silent" | "unknown";
+                                last_seen_at: number | null;
+                                reason: string;
+                                reclaimable: boolean;
+                                released: boolean;
+                            }[];
                         };
                         meta: components["schemas"]["Meta"];
                     };

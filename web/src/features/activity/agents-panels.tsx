@@ -40,6 +40,7 @@ const KIND_LABEL: Record<string, string> = {
   permission: 'perm',
   conflict: 'conflict',
   refresh: 'refresh',
+  claim: 'claim',
   other: 'other',
   unknown: '?',
 };
