@@ -1,5 +1,6 @@
 // The hub's runtime: configuration, database, logger, event bus, module switches, the domain services and
 // the tool registry. buildApp() serves it; main.ts starts and stops it. Nothing here listens on a port.
+
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
@@ -8,6 +9,7 @@ import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
+import { createGitService } from './git/service.ts';
 import { createLogger } from './logger.ts';
 import { ModuleState } from './modules.ts';
 import { CallRecorder } from './observability/calls.ts';
@@ -152,6 +154,8 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       : createServices({ config, db, dbPath, logger, events, modules });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
+  // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
+  services.git = createGitService(config.repo);
   // Agents as their hooks report them; presence counts of hook and MCP sessions come from it alone.
   const agents = createAgentsService({ config, db, events, logger, modules, sessions, services, now });
   services.agents = agents;

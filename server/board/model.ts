@@ -46,6 +46,11 @@ export const TRANSITIONS: Readonly<Record<Status, readonly Status[]>> = {
   archive: ['icebox', 'complete'],
 };
 
+/** Where a task's work is over (done, or put away): the board's own words, for every reader that asks. */
+export const FINISHED_STATUSES: readonly Status[] = ['complete', 'archive'];
+export const isFinished = (status: string): boolean =>
+  (FINISHED_STATUSES as readonly string[]).includes(status);
+
 export function canTransition(from: Status, to: Status): boolean {
   return TRANSITIONS[from].includes(to);
 }

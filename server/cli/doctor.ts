@@ -112,12 +112,24 @@ function graphFindings(config: Config): Finding[] {
             detail: 'not indexed yet (the hub indexes on start; or run cos index)',
           },
         ];
-      const real = diagnose(db, config.repo, 3).filter(
+      const all = diagnose(db, config.repo, 5);
+      const real = all.filter(
         (f) =>
           f.count > 0 &&
           DOCTOR_CATEGORIES.includes(f.category) &&
           !INFORMATIONAL_CATEGORIES.includes(f.category),
       );
+      // Files that did not parse cleanly are reported, not failed: what parsed is in the graph.
+      const parse = all.find((f) => f.category === 'files_with_parse_errors');
+      const parseLines: Finding[] = parse?.count
+        ? [
+            {
+              ok: true,
+              what: 'code parse',
+              detail: `${parse.count} file${parse.count === 1 ? '' : 's'} did not parse cleanly (first error): ${parse.sample.join('; ')}${parse.count > parse.sample.length ? `; and ${parse.count - parse.sample.length} more (cos_graph_doctor {"sample_size": 100})` : ''}`,
+            },
+          ]
+        : [];
       if (real.length === 0) {
         return [
           {
@@ -125,13 +137,17 @@ function graphFindings(config: Config): Finding[] {
             what: 'code graph',
             detail: `${counts.files} files, ${counts.nodes} nodes, ${counts.edges} edges; healthy`,
           },
+          ...parseLines,
         ];
       }
-      return real.map((f) => ({
-        ok: false,
-        what: 'code graph',
-        detail: `${f.category}: ${f.count} (cos_graph_doctor with fix: true repairs the fixable ones)`,
-      }));
+      return [
+        ...real.map((f) => ({
+          ok: false,
+          what: 'code graph',
+          detail: `${f.category}: ${f.count} (cos_graph_doctor with fix: true repairs the fixable ones)`,
+        })),
+        ...parseLines,
+      ];
     } finally {
       db.close();
     }

@@ -50,11 +50,14 @@ async function drain(): Promise<void> {
       send({ type: 'done', ids: job.ids, result });
     } catch (err) {
       send({ type: 'failed', ids: job.ids, message: (err as Error).message });
+      // The hub stopping mid-pass aborts it on purpose: what was written stays, the rest is picked up
+      // by the next start. Not an error.
+      const stopped = closing && stop.signal.aborted && (err as Error).name === 'AbortError';
       send({
         type: 'log',
-        level: 'error',
-        msg: 'graph index pass failed',
-        data: { err: String((err as Error).stack) },
+        level: stopped ? 'info' : 'error',
+        msg: stopped ? 'graph index pass stopped: the hub is closing' : 'graph index pass failed',
+        data: stopped ? {} : { err: String((err as Error).stack) },
       });
     }
   }

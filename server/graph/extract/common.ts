@@ -126,24 +126,37 @@ export function countLines(text: string): number {
   return text.endsWith('\n') && n > 1 ? n - 1 : n;
 }
 
-/** A summary of the first syntax error, or undefined when the tree is clean. */
+/**
+ * The first syntax error, as `syntax error at line L, column C: unexpected "tok"` or `…: missing ";"`,
+ * or undefined when the tree is clean. The position is where the parser gave up: the innermost error
+ * at the start of the first erroneous region, not the statement around it.
+ */
 export function syntaxError(root: Node): string | undefined {
   if (!root.hasError) return undefined;
   const bad = findError(root);
   if (!bad) return 'syntax error';
   const p = bad.startPosition;
-  return `syntax error at line ${p.row + 1}, column ${p.column + 1}`;
+  return `syntax error at line ${p.row + 1}, column ${p.column + 1}: ${errorKind(bad)}`;
+}
+
+function errorKind(n: Node): string {
+  if (n.isMissing) return `missing ${JSON.stringify(n.type)}`;
+  // The first token the parser could not place.
+  let first: Node | null = n;
+  while (first && first.childCount > 0) first = first.child(0);
+  const tok = (first ?? n).text.replace(/\s+/g, ' ');
+  return `unexpected ${JSON.stringify(tok.length > 30 ? `${tok.slice(0, 30)}…` : tok)}`;
 }
 
 function findError(node: Node): Node | undefined {
-  if (node.isError || node.isMissing) return node;
+  if (node.isMissing) return node;
   for (const child of node.children) {
-    if (child?.hasError || child?.isMissing) {
+    if (child?.hasError || child?.isMissing || child?.isError) {
       const found = findError(child);
       if (found) return found;
     }
   }
-  return undefined;
+  return node.isError ? node : undefined;
 }
 
 /**

@@ -10,6 +10,7 @@ import { extractManifest } from './manifest.ts';
 import { extractMarkdown } from './markdown.ts';
 import { extractPython } from './python.ts';
 import { extractRust } from './rust.ts';
+import { rewriteModernSyntax } from './ts-dialect.ts';
 import { extractTypeScript } from './typescript.ts';
 
 export async function extractFile(path: string, language: Language, text: string): Promise<Extraction> {
@@ -18,14 +19,26 @@ export async function extractFile(path: string, language: Language, text: string
   if (!hasGrammar(language)) return new Builder(path, text).result();
   const parser = await parserFor(language);
   if (!parser) return new Builder(path, text).result();
-  const tree = parser.parse(text);
+  let tree = parser.parse(text);
   if (!tree) return new Builder(path, text).result('parser returned no tree');
   try {
     switch (language) {
       case 'typescript':
       case 'tsx':
-      case 'javascript':
-        return extractTypeScript(path, text, tree);
+      case 'javascript': {
+        if (!tree.rootNode.hasError) return extractTypeScript(path, text, tree);
+        // Syntax newer than the grammar: parse again with it rewritten in place (same offsets).
+        const dialect = rewriteModernSyntax(text, {
+          ts: language === 'typescript',
+          dts: /\.d\.[cm]?ts$/.test(path),
+        });
+        if (dialect.applied.length === 0) return extractTypeScript(path, text, tree);
+        const again = parser.parse(dialect.text);
+        if (!again) return extractTypeScript(path, text, tree);
+        tree.delete();
+        tree = again;
+        return extractTypeScript(path, text, tree, dialect);
+      }
       case 'python':
         return extractPython(path, text, tree);
       case 'go':

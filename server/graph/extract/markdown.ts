@@ -40,7 +40,7 @@ export function extractMarkdown(path: string, text: string): Extraction {
     open.push(node);
   };
 
-  for (let i = 0; i < lines.length; i++) {
+  for (let i = frontMatterEnd(lines); i < lines.length; i++) {
     const line = lines[i]!;
     const lineNo = i + 1;
     const f = /^\s{0,3}(`{3,}|~{3,})/.exec(line);
@@ -97,4 +97,20 @@ export function extractMarkdown(path: string, text: string): Extraction {
     }
   }
   return b.result();
+}
+
+/**
+ * The index of the first line after a leading front-matter block (YAML between `---` lines, or `...`
+ * closing it; TOML between `+++`), or 0. Its last field above the closing `---` would otherwise read
+ * as a setext heading.
+ */
+function frontMatterEnd(lines: string[]): number {
+  const first = lines[0]?.replace(/^\uFEFF/, '').trimEnd();
+  if (first !== '---' && first !== '+++') return 0;
+  for (let i = 1; i < lines.length; i++) {
+    const l = lines[i]!.trimEnd();
+    if (l === first || (first === '---' && l === '...')) return i + 1;
+  }
+  // Never closed: not front matter (a thematic break opening the file).
+  return 0;
 }

@@ -3,13 +3,36 @@
 import type { Tree } from 'web-tree-sitter';
 import type { Extraction, NodeKind } from '../types.ts';
 import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError, VarTypes } from './common.ts';
+import type { DialectRewrite } from './ts-dialect.ts';
 
 const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const CLASS_DECLS = new Set(['class_declaration', 'abstract_class_declaration', 'class']);
 
-export function extractTypeScript(path: string, text: string, tree: Tree): Extraction {
+/**
+ * `tree` may be the tree of `dialect.text`, the file with syntax newer than the grammar rewritten in
+ * place (ts-dialect.ts): offsets are the same, so signatures are cut from the original `text`.
+ */
+export function extractTypeScript(
+  path: string,
+  text: string,
+  tree: Tree,
+  dialect?: DialectRewrite,
+): Extraction {
   const b = new Builder(path, text);
   const root = tree.rootNode;
+  for (const [local, module] of dialect?.importTypes ?? []) {
+    // `import("m").T` in a type: the rewrite's identifier is a namespace import of m.
+    b.facts.bindings.push({ local, module, imported: '*' });
+  }
+  if (dialect?.importTypes.size) {
+    const re = /\bimport__/g;
+    for (let m = re.exec(dialect.text); m; m = re.exec(dialect.text)) {
+      const node = root.descendantForIndex(m.index);
+      const module = node ? dialect.importTypes.get(node.text) : undefined;
+      if (node && module !== undefined)
+        b.ref({ type: 'imports', from: b.fileUid, name: '', module, line: lineOf(node), col: colOf(node) });
+    }
+  }
   // name → type name, for `v.m()` where v was declared `v: T` or `= new T()`; per file (cheap and
   // almost always unambiguous), with `this.f` fields keyed `Class.this.f`.
   const varTypes = new VarTypes();
@@ -287,7 +310,9 @@ export function extractTypeScript(path: string, text: string, tree: Tree): Extra
       case 'function_declaration':
       case 'generator_function_declaration':
       case 'function_signature': {
-        const name = n.childForFieldName('name')?.text;
+        const nameNode = n.childForFieldName('name');
+        // The rewrite names an anonymous `export default function (…): T;` `_`.
+        const name = dialect?.defaultNames.has(nameNode?.startIndex ?? -1) ? 'default' : nameNode?.text;
         if (!name) break;
         const body = n.childForFieldName('body');
         const fn = b.symbol('function', prefix + name, n, { parent, signature: signatureOf(n, body, text) });
@@ -334,11 +359,14 @@ export function extractTypeScript(path: string, text: string, tree: Tree): Extra
         const nameNode = n.childForFieldName('name');
         const body = n.childForFieldName('body');
         if (!nameNode) break;
-        const name = unquote(nameNode.text);
+        const label = unquote(nameNode.text);
+        // `declare module '../tools/context.ts' { … }` augments a file of this repository: named by
+        // that file's path, since a uid never holds `..` (the doctor's malformed_uid_path).
+        const name = nameNode.type === 'string' && label.startsWith('.') ? repoPath(path, label) : label;
         const mod = b.symbol('module', prefix + name, n, {
           parent,
           signature: signatureOf(n, body, text),
-          label: name,
+          label,
         });
         for (const c of body?.namedChildren ?? []) if (c) statement(c, `${prefix}${name}.`, mod.uid);
         break;
@@ -458,6 +486,16 @@ function stringArg(call: Node): string | undefined {
   const first = args?.namedChildren[0];
   if (first?.type !== 'string') return undefined;
   return unquote(first.text);
+}
+
+/** A relative specifier written in `from` as a repository path: `server/a/x.ts` + `../b.ts` → `server/b.ts`. */
+function repoPath(from: string, spec: string): string {
+  const parts = from.split('/').slice(0, -1);
+  for (const seg of spec.split('/')) {
+    if (seg === '..') parts.pop();
+    else if (seg !== '.' && seg !== '') parts.push(seg);
+  }
+  return parts.join('/');
 }
 
 export function unquote(s: string): string {

@@ -4,6 +4,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Db } from '../../db/open.ts';
+import { describeFailure, parseFailure } from './parse-failures.ts';
 import { NODE_KINDS } from './vocabulary.ts';
 
 export const DOCTOR_CATEGORIES = [
@@ -100,7 +101,7 @@ function build(db: Db) {
     nodesAtPath: p('SELECT id, uid FROM graph_nodes WHERE file_path = ?'),
     filePaths: p('SELECT path FROM graph_files').pluck(),
     slow: p('SELECT path, duration_ms FROM graph_files WHERE duration_ms >= ? ORDER BY duration_ms DESC'),
-    parseErrors: p('SELECT path, error FROM graph_files WHERE error IS NOT NULL ORDER BY path'),
+    parseErrors: p('SELECT path, language, error FROM graph_files WHERE error IS NOT NULL ORDER BY path'),
     counts: p(
       'SELECT (SELECT count(*) FROM graph_nodes) AS nodes, (SELECT count(*) FROM graph_edges) AS edges, (SELECT count(*) FROM graph_files) AS files',
     ),
@@ -238,11 +239,13 @@ export function diagnose(db: Db, repo: string, sampleSize: number): Finding[] {
     slow.map((f) => `${f.path} (${Math.round(f.duration_ms)} ms)`),
     { count: slow.length },
   );
-  const errors = s.parseErrors.all() as { path: string; error: string }[];
+  const errors = (s.parseErrors.all() as { path: string; language: string; error: string }[]).map(
+    parseFailure,
+  );
   add(
     'files_with_parse_errors',
     [],
-    errors.map((f) => `${f.path}: ${f.error.slice(0, 120)}`),
+    errors.map((f) => describeFailure(f).slice(0, 200)),
     {
       count: errors.length,
     },

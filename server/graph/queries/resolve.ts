@@ -19,7 +19,14 @@ export interface Candidate {
 
 export type Resolution =
   | { status: 'found'; node: NodeRow; from: ResolvedFrom }
-  | { status: 'ambiguous'; from: ResolvedFrom; candidates: Candidate[] }
+  | {
+      status: 'ambiguous';
+      from: ResolvedFrom;
+      /** The best AMBIGUOUS_LISTED of them. */
+      candidates: Candidate[];
+      /** How many matched equally well. */
+      total: number;
+    }
   | { status: 'none'; candidates: Candidate[] };
 
 /** FTS5 query text: each word of the input as a quoted prefix term, all required. */
@@ -104,6 +111,9 @@ export function normalisePath(repo: string, raw: string): string | undefined {
 
 const UID_PREFIX = /^(code|doc|folder):/;
 
+/** Candidates an ambiguous answer lists; its total counts them all. */
+export const AMBIGUOUS_LISTED = 10;
+
 export function resolveNode(r: GraphReader, repo: string, raw: string): Resolution {
   const query = raw.trim();
   const direct = r.node(query);
@@ -123,7 +133,10 @@ export function resolveNode(r: GraphReader, repo: string, raw: string): Resoluti
         return {
           status: 'ambiguous',
           from: 'path_prefix',
-          candidates: hits.map((node) => ({ node, score: 0, match: 'path', in_degree: r.inDegree(node.id) })),
+          candidates: hits
+            .slice(0, AMBIGUOUS_LISTED)
+            .map((node) => ({ node, score: 0, match: 'path', in_degree: r.inDegree(node.id) })),
+          total: hits.length,
         };
     } else {
       const uids =
@@ -138,12 +151,19 @@ export function resolveNode(r: GraphReader, repo: string, raw: string): Resoluti
   }
 
   // A name: exact label or qualified-name matches decide; otherwise a lone fuzzy hit is taken.
-  const { candidates } = searchNodes(r, sep >= 0 ? query.slice(sep + 2) : query, { limit: 10 });
+  // Every exact match is ranked, not only the first page: an ambiguous answer says how many there are.
+  const { candidates } = searchNodes(r, sep >= 0 ? query.slice(sep + 2) : query, { limit: 200 });
   const exact = candidates.filter((c) => c.match === 'exact_label' || c.match === 'exact_qualified_name');
   const inRepo = exact.filter((c) => c.node.kind !== 'external');
   const decisive = inRepo.length > 0 ? inRepo : exact;
   if (decisive.length === 1) return { status: 'found', node: decisive[0]!.node, from: 'fuzzy_fts5' };
-  if (decisive.length > 1) return { status: 'ambiguous', from: 'fuzzy_fts5', candidates: decisive };
+  if (decisive.length > 1)
+    return {
+      status: 'ambiguous',
+      from: 'fuzzy_fts5',
+      candidates: decisive.slice(0, AMBIGUOUS_LISTED),
+      total: decisive.length,
+    };
   if (candidates.length === 1) return { status: 'found', node: candidates[0]!.node, from: 'fuzzy_fts5' };
   return { status: 'none', candidates: candidates.slice(0, 5) };
 }

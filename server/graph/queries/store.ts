@@ -58,7 +58,7 @@ function build(db: Db) {
     ),
     byLabel: p(`SELECT ${NODE_COLS} FROM graph_nodes WHERE label = ? LIMIT 200`),
     byPathAndName: p(
-      `SELECT ${NODE_COLS} FROM graph_nodes WHERE file_path = ? AND (qualified_name = ? OR label = ?) LIMIT 50`,
+      `SELECT ${NODE_COLS} FROM graph_nodes WHERE file_path = ? AND (qualified_name = ? OR label = ?) LIMIT 1000`,
     ),
     inFile: p(`SELECT ${NODE_COLS} FROM graph_nodes WHERE file_path = ? ORDER BY start_line, id`),
     fts: p(
@@ -95,6 +95,9 @@ function build(db: Db) {
       'SELECT language, count(*) AS n, sum(size) AS bytes FROM graph_files GROUP BY language ORDER BY n DESC',
     ),
     filesWithErrors: p('SELECT count(*) FROM graph_files WHERE error IS NOT NULL').pluck(),
+    parseFailures: p(
+      'SELECT path, language, error FROM graph_files WHERE error IS NOT NULL ORDER BY path LIMIT ?',
+    ),
     unresolvedCalls: p(
       `SELECT count(*) FROM graph_edges e JOIN graph_nodes n ON n.id = e.target_id
        WHERE e.edge_type = 'calls' AND n.uid LIKE 'code:external:(unresolved)::%'`,

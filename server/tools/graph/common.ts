@@ -95,6 +95,10 @@ export const AmbiguousSchema = Type.Object({
   ambiguous: Type.Literal(true),
   query: Type.String(),
   results: Type.Array(CandidateSchema, { description: 'ranked candidates; call again with one uid' }),
+  total: Type.Integer({
+    description:
+      'how many symbols match equally well; results lists the best ten, cos_graph_search pages them all',
+  }),
 });
 export type AmbiguousAnswer = Static<typeof AmbiguousSchema>;
 
@@ -169,7 +173,9 @@ export function resolveArg(ctx: ToolContext, call: GraphCall, raw: string, what 
   if (res.status === 'ambiguous') {
     call.meta.resolved_from = res.from;
     call.meta.ambiguous = true;
-    return { ambiguous: { ambiguous: true, query: raw, results: res.candidates.map(candidateOut) } };
+    return {
+      ambiguous: { ambiguous: true, query: raw, results: res.candidates.map(candidateOut), total: res.total },
+    };
   }
   const hint =
     res.candidates.length > 0

@@ -9,6 +9,7 @@ import {
   NodeRefInput,
   NodeSchema,
   nodeOut,
+  OffsetInput,
   orAmbiguous,
   resolveArg,
   TOOL_READ_ONLY,
@@ -27,10 +28,22 @@ const NeighbourSchema = Type.Object({
   confidence: Type.Number(),
 });
 
+const OmittedSchema = Type.Object({
+  edge_type: Type.String(),
+  direction: Type.Union([Type.Literal('out'), Type.Literal('in')]),
+  listed: Type.Integer({ description: 'neighbours of this type and direction in edges_by_type' }),
+  total: Type.Integer({ description: 'all of them (edge_counts)' }),
+  from: Type.Integer({ description: 'the listed ones are entries from … from + listed - 1 of total' }),
+});
+
 const ContextSchema = Type.Object({
   node: NodeSchema,
   edges_by_type: Type.Record(Type.String(), Type.Array(NeighbourSchema)),
   edge_counts: Type.Record(Type.String(), Type.Object({ out: Type.Integer(), in: Type.Integer() })),
+  omitted: Type.Array(OmittedSchema, {
+    description:
+      'each edge type and direction that per_type cut: how many are listed of how many; call again with offset = meta.next_offset for the next ones (cos_graph_references pages the incoming ones too)',
+  }),
   source: Type.Optional(
     Type.Union([
       Type.Object({
@@ -82,9 +95,10 @@ export const graphContextTool = defineTool({
         Type.Integer({
           minimum: 1,
           maximum: 500,
-          description: 'neighbours listed per edge type (default 25)',
+          description: 'neighbours listed per edge type and direction (default 25)',
         }),
       ),
+      offset: OffsetInput,
       include_source: Type.Optional(
         Type.Boolean({ description: "add the node's source lines (default false)" }),
       ),
@@ -105,24 +119,32 @@ export const graphContextTool = defineTool({
     const node = res.node;
     const types = typeSet(input.edge_types);
     const perType = input.per_type ?? 25;
+    const offset = input.offset ?? 0;
     const edgesByType: Record<string, Static<typeof NeighbourSchema>[]> = {};
     const counts: Record<string, { out: number; in: number }> = {};
+    const omitted: Static<typeof OmittedSchema>[] = [];
+    // Each type and direction is listed from `offset`, at most per_type of it: a node with many
+    // outgoing calls still shows its callers, and every cut is said with its total.
     const add = (dir: 'out' | 'in', rows: NeighbourRow[]) => {
+      const listed = new Map<string, number>();
       for (const e of rows) {
         let c = counts[e.edge_type];
         if (!c) {
           c = { out: 0, in: 0 };
           counts[e.edge_type] = c;
         }
-        c[dir]++;
+        const index = c[dir]++;
+        if (index < offset) continue;
+        const n = listed.get(e.edge_type) ?? 0;
+        if (n >= perType) continue;
+        const other = r.nodeById(e.other);
+        if (!other) continue;
+        listed.set(e.edge_type, n + 1);
         let list = edgesByType[e.edge_type];
         if (!list) {
           list = [];
           edgesByType[e.edge_type] = list;
         }
-        if (list.length >= perType) continue;
-        const other = r.nodeById(e.other);
-        if (!other) continue;
         list.push({
           direction: dir,
           uid: other.uid,
@@ -133,10 +155,23 @@ export const graphContextTool = defineTool({
           confidence: e.confidence,
         });
       }
+      for (const [type, c] of Object.entries(counts)) {
+        const total = c[dir];
+        const n = listed.get(type) ?? 0;
+        if (n < total)
+          omitted.push({ edge_type: type, direction: dir, listed: n, total, from: Math.min(offset, total) });
+      }
     };
     add('out', r.out(node.id, types));
     add('in', r.in(node.id, types));
-    const out: ContextOut = { node: nodeOut(node), edges_by_type: edgesByType, edge_counts: counts };
+    const more = omitted.some((o) => o.from + o.listed < o.total);
+    call.meta.next_offset = more ? offset + perType : null;
+    const out: ContextOut = {
+      node: nodeOut(node),
+      edges_by_type: edgesByType,
+      edge_counts: counts,
+      omitted,
+    };
     if (input.include_source) {
       out.source =
         node.file_path && node.start_line !== null

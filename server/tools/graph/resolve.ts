@@ -25,13 +25,17 @@ export const graphResolveTool = defineTool({
     resolved: Type.Union([CandidateSchema, Type.Null()]),
     status: Type.Union([Type.Literal('found'), Type.Literal('ambiguous'), Type.Literal('none')]),
     results: Type.Array(CandidateSchema),
+    total: Type.Integer({
+      description:
+        'candidates in all (the equally good ones when ambiguous); results lists `limit` of them, cos_graph_search pages the rest',
+    }),
   }),
   annotations: TOOL_READ_ONLY,
   http: { method: 'GET', path: '/api/graph/resolve' },
   handler: (ctx, input) => {
     const call = graphCall(ctx);
     const res = resolveNode(call.r, ctx.config.repo, input.name);
-    const { candidates } = searchNodes(
+    const { candidates, total } = searchNodes(
       call.r,
       input.name.includes('::') ? input.name.split('::').pop()! : input.name,
       {
@@ -53,6 +57,7 @@ export const graphResolveTool = defineTool({
         resolved,
         status: 'found' as const,
         results: [resolved, ...others],
+        total: Math.max(total, others.length + 1),
         meta: { ...call.meta, resolved_from: res.from },
       };
     }
@@ -61,6 +66,7 @@ export const graphResolveTool = defineTool({
       resolved: null,
       status: res.status,
       results: ranked.map(candidateOut),
+      total: res.status === 'ambiguous' ? res.total : total,
       meta: { ...call.meta, ...(res.status === 'ambiguous' ? { resolved_from: res.from } : {}) },
     };
   },

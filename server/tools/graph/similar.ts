@@ -8,6 +8,7 @@ import {
   NodeRefInput,
   NodeSchema,
   nodeOut,
+  OffsetInput,
   orAmbiguous,
   resolveArg,
   TOOL_READ_ONLY,
@@ -67,7 +68,7 @@ export const graphSimilarTool = defineTool({
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
-    { node: NodeRefInput('the symbol'), limit: LimitInput(100, 15) },
+    { node: NodeRefInput('the symbol'), limit: LimitInput(100, 15), offset: OffsetInput },
     { additionalProperties: false },
   ),
   output: orAmbiguous(
@@ -86,6 +87,7 @@ export const graphSimilarTool = defineTool({
           reasons: Type.Array(Type.String()),
         }),
       ),
+      total_count: Type.Integer({ description: 'symbols scored; meta.next_offset pages them' }),
     }),
   ),
   annotations: TOOL_READ_ONLY,
@@ -153,11 +155,15 @@ export const graphSimilarTool = defineTool({
       });
     }
     scored.sort((a, b) => b.score - a.score || a.uid.localeCompare(b.uid));
+    const limit = input.limit ?? 15;
+    const offset = input.offset ?? 0;
     return {
       node: nodeOut(root),
-      results: scored.slice(0, input.limit ?? 15),
+      results: scored.slice(offset, offset + limit),
+      total_count: scored.length,
       meta: {
         ...call.meta,
+        next_offset: offset + limit < scored.length ? offset + limit : null,
         resolved_from: res.from,
         candidates_considered: pool.size,
         completeness: 'exact',

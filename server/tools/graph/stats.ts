@@ -1,6 +1,10 @@
 import { Type } from '@sinclair/typebox';
+import { parseFailure } from '../../graph/queries/parse-failures.ts';
 import { defineTool } from '../define.ts';
 import { graphCall, TOOL_READ_ONLY } from './common.ts';
+
+/** Files listed by name; the count is always the total. */
+const PARSE_FAILURES_LISTED = 20;
 
 export const graphStatsTool = defineTool({
   name: 'cos_graph_stats',
@@ -28,6 +32,18 @@ export const graphStatsTool = defineTool({
       Type.Object({ files: Type.Integer(), bytes: Type.Integer() }),
     ),
     files_with_parse_errors: Type.Integer(),
+    parse_failures: Type.Array(
+      Type.Object({
+        path: Type.String(),
+        language: Type.String(),
+        line: Type.Union([Type.Integer(), Type.Null()], { description: "the first error's line" }),
+        column: Type.Union([Type.Integer(), Type.Null()]),
+        kind: Type.String({ description: 'unexpected "…" or missing "…"' }),
+      }),
+      {
+        description: `the first ${PARSE_FAILURES_LISTED} files that did not parse cleanly, by path; files_with_parse_errors is the total, cos_graph_doctor {"sample_size": 100} lists more`,
+      },
+    ),
     calls: Type.Object({
       total: Type.Integer(),
       in_repo: Type.Integer({ description: 'resolved to a symbol of the repository' }),
@@ -57,6 +73,13 @@ export const graphStatsTool = defineTool({
     const byLanguage: Record<string, { files: number; bytes: number }> = {};
     for (const row of s.filesByLanguage.all() as { language: string; n: number; bytes: number }[])
       byLanguage[row.language] = { files: row.n, bytes: row.bytes };
+    const failed = s.filesWithErrors.get() as number;
+    if (failed > PARSE_FAILURES_LISTED) {
+      call.meta.parse_failures_listed = PARSE_FAILURES_LISTED;
+      call.meta.parse_failures_total = failed;
+      call.meta.parse_failures_rest =
+        'cos_graph_doctor {"sample_size": 100} lists up to 100; the rest are in graph_files';
+    }
     const total = edgesByType.calls ?? 0;
     const external = s.externalCalls.get() as number;
     const top = [];
@@ -69,7 +92,10 @@ export const graphStatsTool = defineTool({
       nodes_by_kind: nodesByKind,
       edges_by_type: edgesByType,
       files_by_language: byLanguage,
-      files_with_parse_errors: s.filesWithErrors.get() as number,
+      files_with_parse_errors: failed,
+      parse_failures: (
+        s.parseFailures.all(PARSE_FAILURES_LISTED) as { path: string; language: string; error: string }[]
+      ).map(parseFailure),
       calls: { total, in_repo: total - external, external, unresolved: s.unresolvedCalls.get() as number },
       nodes_top: top,
       meta: { ...call.meta, completeness: 'exact' },

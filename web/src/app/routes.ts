@@ -36,6 +36,18 @@ export const ROUTES: PageRoute[] = [
     component: lazy(() => import('../features/activity/activity-page.tsx')),
   },
   {
+    path: '/review',
+    label: 'Review',
+    key: 'r',
+    component: lazy(() => import('../features/review/review-page.tsx')),
+  },
+  {
+    path: '/flow',
+    label: 'Flow',
+    key: 'f',
+    component: lazy(() => import('../features/flow/flow-page.tsx')),
+  },
+  {
     path: '/settings',
     label: 'Health & Settings',
     key: 'h',

@@ -214,9 +214,69 @@ export interface paths {
         };
         /**
          * Task history
-         * @description What happened to a task, oldest first: created, status moves (with reason and WIP bypasses), edits (which fields), work-log entries, and changes made to its file by hand or by git.
+         * @description What happened to a task, oldest first: created, status moves (with reason and WIP bypasses), edits (which fields), work-log entries, and changes made to its file by hand or by git; with include_commits, the commits linked to it.
          */
         get: operations["boardTaskHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/board/tasks/{id}/changes": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * A task's whole change
+         * @description What a task changed: its branch (task/TASK-12-…) against the base, else its linked commits, as files and hunks with the changed symbols, their impact tiers, the tests covering them and a risk level with reasons (cos_graph_detect_changes' engine).
+         */
+        get: operations["boardTaskChanges"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/board/daily": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The daily
+         * @description What moved on the board in the last day (or since a time): tasks completed, started and blocked, with who and when, and those stuck in progress with no activity past stuck_hours.
+         */
+        get: operations["boardDaily"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/board/retro": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The retro
+         * @description Flow over a window (default the last 4 weeks): completions per ISO week, cycle time (first in_progress to complete) and lead time (created to complete) as median and p85 per kind and swimlane, each UTC day's count per status (cumulative flow, WIP) and hours spent blocked.
+         */
+        get: operations["boardRetro"];
         put?: never;
         post?: never;
         delete?: never;
@@ -534,7 +594,7 @@ export interface paths {
         };
         /**
          * What the current changes touch
-         * @description The git working tree against HEAD (staged, unstaged and untracked), or a commit range (`base`, optional `head`), mapped to the changed symbols, their downstream consumers (who depends on them, to `depth` hops, in impact tiers) and the board tasks whose references name those files, with a risk level and its reasons. Reads git only; changes nothing.
+         * @description The git working tree against HEAD (staged, unstaged and untracked), or a commit range (`base`, optional `head`), mapped to the changed symbols, their downstream consumers (who depends on them, to `depth` hops, in impact tiers), the tests covering them and the board tasks whose references name those files, with a risk level and its reasons. Reads git only; changes nothing.
          */
         get: operations["graphDetectChanges"];
         put?: never;
@@ -2749,6 +2809,8 @@ export interface operations {
                 after_seq?: number;
                 /** @description Page size (1–500, default 100) */
                 limit?: number;
+                /** @description add commit events: commits naming the task or on its branch */
+                include_commits?: boolean;
             };
             header?: never;
             path: {
@@ -2769,18 +2831,482 @@ export interface operations {
                         data: {
                             task_id: string;
                             events: {
+                                /** @description a commit event has the seq of the event before it */
                                 seq: number;
                                 at: string;
-                                type: "created" | "status" | "edit" | "work_log" | "file" | "deleted";
+                                type: "created" | "status" | "edit" | "work_log" | "file" | "deleted" | "commit";
                                 from_status: string | null;
                                 to_status: string | null;
                                 agent_session: string | null;
-                                source: "file" | "api" | "mcp";
+                                source: "file" | "api" | "mcp" | "git";
                                 reason: string | null;
                                 version: number | null;
                                 detail: unknown;
                             }[];
                             next_after_seq: number | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    boardTaskChanges: {
+        parameters: {
+            query?: {
+                /** @description branch to compare with (default origin/HEAD, main or master) */
+                base?: string;
+                /** @description hops of consumers (default 2) */
+                depth?: number;
+                /** @description entries per list (default 200) */
+                limit?: number;
+            };
+            header?: never;
+            path: {
+                /** @description Task id, e.g. TASK-12 (or just 12) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            task_id: string;
+                            mode: "branch" | "commits" | "none";
+                            base: string | null;
+                            head: string | null;
+                            commits: {
+                                sha: string;
+                                author: string;
+                                /** @description author time, UTC */
+                                time: string;
+                                subject: string;
+                                /** @description how the commit names the task */
+                                link: "trailer" | "message" | "branch" | "merge";
+                                /** @description changed paths (renames as old → new) */
+                                files: string[];
+                                files_total: number;
+                            }[];
+                            branches: string[];
+                            changes: {
+                                files: {
+                                    path: string;
+                                    old_path: string | null;
+                                    /** @description added | modified | deleted | renamed */
+                                    status: string;
+                                    lines_changed: number;
+                                    additions: number;
+                                    deletions: number;
+                                    binary: boolean;
+                                    /** @description the graph knows this file */
+                                    indexed: boolean;
+                                    hunks?: {
+                                        old_start: number;
+                                        old_lines: number;
+                                        new_start: number;
+                                        new_lines: number;
+                                        section: string;
+                                        /** @description git's lines: first character ' ', '+', '-' or '\' */
+                                        lines: string[];
+                                    }[];
+                                    /** @description hunks left out to fit the answer */
+                                    hunks_cut?: boolean;
+                                }[];
+                                symbols: {
+                                    uid: string;
+                                    kind: string;
+                                    label: string;
+                                    file_path: string | null;
+                                    start_line: number | null;
+                                    /** @description the change touched the file outside any symbol */
+                                    file_level: boolean;
+                                    /** @description uids of direct dependents that break with it */
+                                    will_break: string[];
+                                    should_review: string[];
+                                    /** @description all dependents first reached from this symbol */
+                                    dependents: number;
+                                    /** @description test files covering it */
+                                    tests: string[];
+                                }[];
+                            };
+                            affected: {
+                                consumers: ({
+                                    uid: string;
+                                    kind: string;
+                                    label: string;
+                                    file_path: string | null;
+                                    /** @description hops from the node */
+                                    depth: number;
+                                    /** @description edge type of the last hop */
+                                    via: string;
+                                    /** @description the node it reaches (or is reached from) on that hop */
+                                    via_uid: string;
+                                    line: number | null;
+                                    /** @description lowest edge confidence along the way */
+                                    confidence: number;
+                                } & {
+                                    tier: string;
+                                })[];
+                                tests: {
+                                    path: string;
+                                    /** @description changed symbols it covers */
+                                    covers: string[];
+                                }[];
+                                tasks: {
+                                    id: string;
+                                    title: string;
+                                    status: string;
+                                    matched: string[];
+                                }[];
+                            };
+                            summary: {
+                                files: number;
+                                symbols: number;
+                                consumers: number;
+                                will_break: number;
+                                tests: number;
+                                tasks: number;
+                            };
+                            risk_level: "none" | "low" | "medium" | "high";
+                            risk_reasons: string[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    boardDaily: {
+        parameters: {
+            query?: {
+                /** @description start of the window (default: hours ago) */
+                since?: string;
+                /** @description window length (default 24) */
+                hours?: number;
+                /** @description idle time that makes a task stuck (default 24) */
+                stuck_hours?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            since: string;
+                            until: string;
+                            completed: {
+                                id: string;
+                                title: string;
+                                at: string;
+                                who: string | null;
+                                from: string | null;
+                                reason: string | null;
+                            }[];
+                            started: {
+                                id: string;
+                                title: string;
+                                at: string;
+                                who: string | null;
+                                from: string | null;
+                                reason: string | null;
+                            }[];
+                            blocked: {
+                                id: string;
+                                title: string;
+                                at: string;
+                                who: string | null;
+                                from: string | null;
+                                reason: string | null;
+                            }[];
+                            stuck: {
+                                id: string;
+                                title: string;
+                                who: string | null;
+                                since: string | null;
+                                last_activity: string | null;
+                                idle_hours: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    boardRetro: {
+        parameters: {
+            query?: {
+                /** @description window start (default: weeks before to) */
+                from?: string;
+                /** @description window end (default: now) */
+                to?: string;
+                /** @description window length when from is omitted (default 4) */
+                weeks?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            from: string;
+                            to: string;
+                            throughput: {
+                                week: string;
+                                starts: string;
+                                completed: number;
+                            }[];
+                            cycle_time: {
+                                all: {
+                                    count: number;
+                                    median_hours: number | null;
+                                    p85_hours: number | null;
+                                };
+                                by_kind: ({
+                                    kind: string;
+                                } & {
+                                    count: number;
+                                    median_hours: number | null;
+                                    p85_hours: number | null;
+                                })[];
+                                by_swimlane: ({
+                                    swimlane: string;
+                                } & {
+                                    count: number;
+                                    median_hours: number | null;
+                                    p85_hours: number | null;
+                                })[];
+                            };
+                            lead_time: {
+                                all: {
+                                    count: number;
+                                    median_hours: number | null;
+                                    p85_hours: number | null;
+                                };
+                                by_kind: ({
+                                    kind: string;
+                                } & {
+                                    count: number;
+                                    median_hours: number | null;
+                                    p85_hours: number | null;
+                                })[];
+                                by_swimlane: ({
+                                    swimlane: string;
+                                } & {
+                                    count: number;
+                                    median_hours: number | null;
+                                    p85_hours: number | null;
+                                })[];
+                            };
+                            completions: {
+                                id: string;
+                                kind: string;
+                                swimlane: string | null;
+                                completed: string;
+                                cycle_hours: number | null;
+                                lead_hours: number | null;
+                            }[];
+                            flow: {
+                                day: string;
+                                /** @description in_progress + testing */
+                                wip: number;
+                                counts: {
+                                    [key: string]: number;
+                                };
+                            }[];
+                            blocked: {
+                                total_hours: number;
+                                tasks: {
+                                    id: string;
+                                    title: string;
+                                    hours: number;
+                                }[];
+                            };
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -3597,6 +4123,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description candidates in all (the equally good ones when ambiguous); results lists `limit` of them, cos_graph_search pages the rest */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -3667,8 +4195,10 @@ export interface operations {
                 depth?: number;
                 /** @description only these edge types */
                 edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
-                /** @description neighbours listed per edge type (default 25) */
+                /** @description neighbours listed per edge type and direction (default 25) */
                 per_type?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
                 /** @description add the node's source lines (default false) */
                 include_source?: boolean;
                 /** @description cap on the excerpt (default 200) */
@@ -3717,6 +4247,17 @@ export interface operations {
                                     in: number;
                                 };
                             };
+                            /** @description each edge type and direction that per_type cut: how many are listed of how many; call again with offset = meta.next_offset for the next ones (cos_graph_references pages the incoming ones too) */
+                            omitted: {
+                                edge_type: string;
+                                direction: "out" | "in";
+                                /** @description neighbours of this type and direction in edges_by_type */
+                                listed: number;
+                                /** @description all of them (edge_counts) */
+                                total: number;
+                                /** @description the listed ones are entries from … from + listed - 1 of total */
+                                from: number;
+                            }[];
                             source?: {
                                 file_path: string;
                                 start_line: number;
@@ -3756,6 +4297,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -3891,6 +4434,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4071,6 +4616,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4218,6 +4765,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4367,6 +4916,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4435,6 +4986,8 @@ export interface operations {
                 node: string;
                 /** @description page size (default 15) */
                 limit?: number;
+                /** @description skip this many (meta.next_offset of the previous page) */
+                offset?: number;
             };
             header?: never;
             path?: never;
@@ -4472,6 +5025,8 @@ export interface operations {
                                 shared_callees: number;
                                 reasons: string[];
                             }[];
+                            /** @description symbols scored; meta.next_offset pages them */
+                            total_count: number;
                         } | {
                             /** @enum {boolean} */
                             ambiguous: true;
@@ -4490,6 +5045,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4687,6 +5244,8 @@ export interface operations {
                                 /** @description edges into it, containment aside */
                                 in_degree: number;
                             }[];
+                            /** @description how many symbols match equally well; results lists the best ten, cos_graph_search pages them all */
+                            total: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4759,6 +5318,8 @@ export interface operations {
                 depth?: number;
                 /** @description entries per list (default 200) */
                 limit?: number;
+                /** @description include each file's hunks (default false) */
+                hunks?: boolean;
             };
             header?: never;
             path?: never;
@@ -4780,11 +5341,26 @@ export interface operations {
                             changes: {
                                 files: {
                                     path: string;
-                                    /** @description added | modified | deleted */
+                                    old_path: string | null;
+                                    /** @description added | modified | deleted | renamed */
                                     status: string;
                                     lines_changed: number;
+                                    additions: number;
+                                    deletions: number;
+                                    binary: boolean;
                                     /** @description the graph knows this file */
                                     indexed: boolean;
+                                    hunks?: {
+                                        old_start: number;
+                                        old_lines: number;
+                                        new_start: number;
+                                        new_lines: number;
+                                        section: string;
+                                        /** @description git's lines: first character ' ', '+', '-' or '\' */
+                                        lines: string[];
+                                    }[];
+                                    /** @description hunks left out to fit the answer */
+                                    hunks_cut?: boolean;
                                 }[];
                                 symbols: {
                                     uid: string;
@@ -4794,6 +5370,13 @@ export interface operations {
                                     start_line: number | null;
                                     /** @description the change touched the file outside any symbol */
                                     file_level: boolean;
+                                    /** @description uids of direct dependents that break with it */
+                                    will_break: string[];
+                                    should_review: string[];
+                                    /** @description all dependents first reached from this symbol */
+                                    dependents: number;
+                                    /** @description test files covering it */
+                                    tests: string[];
                                 }[];
                             };
                             affected: {
@@ -4814,6 +5397,11 @@ export interface operations {
                                 } & {
                                     tier: string;
                                 })[];
+                                tests: {
+                                    path: string;
+                                    /** @description changed symbols it covers */
+                                    covers: string[];
+                                }[];
                                 tasks: {
                                     id: string;
                                     title: string;
@@ -4826,6 +5414,7 @@ export interface operations {
                                 symbols: number;
                                 consumers: number;
                                 will_break: number;
+                                tests: number;
                                 tasks: number;
                             };
                             risk_level: "none" | "low" | "medium" | "high";
@@ -5238,6 +5827,16 @@ export interface operations {
                                 };
                             };
                             files_with_parse_errors: number;
+                            /** @description the first 20 files that did not parse cleanly, by path; files_with_parse_errors is the total, cos_graph_doctor {"sample_size": 100} lists more */
+                            parse_failures: {
+                                path: string;
+                                language: string;
+                                /** @description the first error's line */
+                                line: number | null;
+                                column: number | null;
+                                /** @description unexpected "…" or missing "…" */
+                                kind: string;
+                            }[];
                             calls: {
                                 total: number;
                                 /** @description resolved to a symbol of the repository */

@@ -5,6 +5,7 @@ import { useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { ModuleGate } from '../../components/module-gate.tsx';
 import { Page } from '../../components/page.tsx';
+import { Link } from '../../lib/router.tsx';
 import { field, throttle, useHubEvents, useStreamStatus } from '../../lib/stream.ts';
 import { useQuery } from '../../lib/use-query.ts';
 import {
@@ -305,9 +306,12 @@ export default function ActivityPage() {
     <Page
       title="Activity"
       actions={
-        <span className="muted" data-testid="stream-status">
-          {stream === 'live' ? '● Live' : stream === 'connecting' ? '○ Connecting…' : '○ Reconnecting…'}
-        </span>
+        <>
+          <Link to="/review">Review the working tree</Link>
+          <span className="muted" data-testid="stream-status">
+            {stream === 'live' ? '● Live' : stream === 'connecting' ? '○ Connecting…' : '○ Reconnecting…'}
+          </span>
+        </>
       }
     >
       <ModuleGate modules={['observability']}>

@@ -53,7 +53,10 @@ export function showTask(id: string, signal?: AbortSignal) {
 
 export function taskHistory(id: string, signal?: AbortSignal) {
   return call(
-    api.GET('/api/board/tasks/{id}/history', { params: { path: { id }, query: { limit: 200 } }, signal }),
+    api.GET('/api/board/tasks/{id}/history', {
+      params: { path: { id }, query: { limit: 200, include_commits: true } },
+      signal,
+    }),
   );
 }
 

@@ -4,6 +4,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { Markdown } from '../../components/markdown.tsx';
 import type { ApiError } from '../../lib/api.ts';
+import { Link } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
 import {
   appendWorkLog,
@@ -26,6 +27,38 @@ function age(iso: string | null): string {
   const hours = Math.round(minutes / 60);
   if (hours < 48) return `${hours} h ago`;
   return `${Math.round(hours / 24)} days ago`;
+}
+
+/** A commit event's detail (cos_task_history include_commits), read defensively: detail is untyped. */
+function commitOf(
+  detail: unknown,
+): { sha: string; subject: string; author: string; files_total: number } | undefined {
+  if (typeof detail !== 'object' || detail === null) return undefined;
+  const d = detail as Record<string, unknown>;
+  if (typeof d.sha !== 'string' || typeof d.subject !== 'string') return undefined;
+  return {
+    sha: d.sha,
+    subject: d.subject,
+    author: typeof d.author === 'string' ? d.author : '',
+    files_total: typeof d.files_total === 'number' ? d.files_total : 0,
+  };
+}
+
+function CommitEvent({ at, detail }: { at: string; detail: unknown }) {
+  const c = commitOf(detail);
+  if (!c) return null;
+  return (
+    <li className="history-commit">
+      <time dateTime={at}>{new Date(at).toLocaleString()}</time> <strong>commit</strong>{' '}
+      <Link to={`/review?commit=${c.sha}`} title="Open its diff">
+        <code>{c.sha.slice(0, 10)}</code>
+      </Link>{' '}
+      {c.subject}{' '}
+      <span className="muted">
+        by {c.author}, {c.files_total} file(s)
+      </span>
+    </li>
+  );
 }
 
 interface Props {
@@ -221,16 +254,23 @@ export function TaskDrawer({ id, config, revision, onClose, onChanged }: Props) 
               <ErrorNotice error={history.state.error} onRetry={history.reload} compact />
             ) : null}
             <ol className="history">
-              {(history.state.value?.data.events ?? []).map((e) => (
-                <li key={e.seq}>
-                  <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time> <strong>{e.type}</strong>
-                  {e.from_status || e.to_status ? ` ${e.from_status ?? '∅'} → ${e.to_status ?? '∅'}` : ''}
-                  {e.agent_session ? ` by ${e.agent_session}` : ''}{' '}
-                  <span className="muted">({e.source})</span>
-                  {e.reason ? <div className="muted">{e.reason}</div> : null}
-                </li>
-              ))}
+              {(history.state.value?.data.events ?? []).map((e) =>
+                e.type === 'commit' ? (
+                  <CommitEvent key={`commit:${commitOf(e.detail)?.sha}`} at={e.at} detail={e.detail} />
+                ) : (
+                  <li key={e.seq}>
+                    <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time> <strong>{e.type}</strong>
+                    {e.from_status || e.to_status ? ` ${e.from_status ?? '∅'} → ${e.to_status ?? '∅'}` : ''}
+                    {e.agent_session ? ` by ${e.agent_session}` : ''}{' '}
+                    <span className="muted">({e.source})</span>
+                    {e.reason ? <div className="muted">{e.reason}</div> : null}
+                  </li>
+                ),
+              )}
             </ol>
+            <p>
+              <Link to={`/review?task=${encodeURIComponent(current.id)}`}>Review this task's change</Link>
+            </p>
           </section>
         </div>
       )}

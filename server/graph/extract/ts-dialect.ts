@@ -1,0 +1,301 @@
+// TypeScript 4.7–5.x syntax the pinned tree-sitter grammar does not know yet, rewritten into forms it
+// does, byte for byte in place: every rewrite keeps each character's offset, line and column, so the
+// tree of the rewritten text is a tree of the original file (names, lines and call sites all stay
+// exact). Only a file whose first parse failed is rewritten, then parsed once more.
+//
+// Why rewrite rather than change grammars: tree-sitter-typescript 0.23.2 (what @vscode/tree-sitter-wasm
+// 0.3.1 builds, and the newest release on the registry) has no variance annotations (`in`/`out`),
+// `export type *`, `import("m").T` types, `using` declarations, `accessor` fields, attributes on
+// `export … from`, type arguments on tagged templates, or `keyof readonly T[]`; every other registry
+// build of it (tree-sitter-wasms, @repomix/…, @sourcegraph/…) is the same release or older. The
+// upstream pull requests for these are still open, so there is no maintained build to move to.
+
+export interface DialectRewrite {
+  /** The rewritten text: same length, same line breaks, as the original. */
+  text: string;
+  /**
+   * Identifiers the rewrite minted, by their start offset: `import("node:fs")` in a type becomes the
+   * identifier `import__node_fs__`, which stands for that module's namespace; an anonymous
+   * `export default function (…): T;` signature gets the name `_`, which stands for `default`.
+   */
+  importTypes: Map<string, string>;
+  defaultNames: Set<number>;
+  /** Which rewrites applied, for the log and the tests. */
+  applied: string[];
+}
+
+/** Same-length replacements, applied in one pass at the end (splitting a big file into characters costs more). */
+class Edits {
+  private readonly list: { at: number; s: string }[] = [];
+  constructor(private readonly text: string) {}
+
+  /** Blanks `[from, to)` with spaces, keeping line breaks so lines and columns do not move. */
+  blank(from: number, to: number): void {
+    this.list.push({ at: from, s: this.text.slice(from, to).replace(/[^\r\n]/g, ' ') });
+  }
+
+  put(at: number, s: string): void {
+    this.list.push({ at, s });
+  }
+
+  apply(): string {
+    const sorted = [...this.list].sort((a, b) => a.at - b.at);
+    let out = '';
+    let pos = 0;
+    for (const e of sorted) {
+      // Two edits overlap (rare): apply them in the order made, so the later one wins.
+      if (e.at < pos) return this.applySlow();
+      out += this.text.slice(pos, e.at) + e.s;
+      pos = e.at + e.s.length;
+    }
+    return out + this.text.slice(pos);
+  }
+
+  private applySlow(): string {
+    const units = this.text.split('');
+    for (const e of this.list) for (let i = 0; i < e.s.length; i++) units[e.at + i] = e.s[i]!;
+    return units.join('');
+  }
+}
+
+/**
+ * The end (exclusive) of the angle-bracket list opening at `open`, or -1: `=>` is an arrow, not a
+ * closer; strings, templates and comments are not looked into (type arguments rarely hold them).
+ */
+function closingAngle(text: string, open: number): number {
+  let depth = 0;
+  for (let i = open; i < text.length && i < open + 1000; i++) {
+    const c = text[i];
+    if (c === '<') depth++;
+    else if (c === '>' && text[i - 1] !== '=') {
+      depth--;
+      if (depth === 0) return i + 1;
+    } else if (c === ';' || c === '`') return -1;
+  }
+  return -1;
+}
+
+/** The offset of the `<` that the `>` at `close` ends, or -1 (the mirror of closingAngle). */
+function openingAngle(text: string, close: number): number {
+  let depth = 0;
+  for (let i = close; i >= 0 && i > close - 1000; i--) {
+    const c = text[i];
+    if (c === '>' && text[i - 1] !== '=') depth++;
+    else if (c === '<') {
+      depth--;
+      if (depth === 0) return i;
+    } else if (c === '`' && i !== close + 1) return -1;
+  }
+  return -1;
+}
+
+/** Rewrites the modern syntax found in `text` (TypeScript or JavaScript; `dts` for declaration files). */
+export function rewriteModernSyntax(
+  text: string,
+  opts: { dts?: boolean; ts?: boolean } = {},
+): DialectRewrite {
+  const edits = new Edits(text);
+  const applied = new Set<string>();
+  const importTypes = new Map<string, string>();
+  const defaultNames = new Set<number>();
+
+  // Variance annotations: `<in out T`, `, out A = never`, `<const in T`.
+  const variance =
+    /([<,](?:\s|\/\*(?:[^*]|\*(?!\/))*\*\/|\/\/[^\n]*\n)*(?:const\s+)?)(in\s+out|in|out)(\s+)(?=[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))/g;
+  for (const m of text.matchAll(variance)) {
+    const at = m.index + m[1]!.length;
+    edits.blank(at, at + m[2]!.length);
+    applied.add('variance annotation');
+  }
+
+  // `export type * from` / `export type * as ns from`: a type-only re-export of everything.
+  const typeStar = /\bexport(\s+)type(?=\s*\*)/g;
+  for (const m of text.matchAll(typeStar)) {
+    const at = m.index + 6 + m[1]!.length;
+    edits.blank(at, at + 4);
+    applied.add('export type *');
+  }
+
+  // Import attributes on `export … from '…' with { … }` (the grammar takes them on imports only).
+  const exportAttrs = /\bfrom\s*(['"])[^'"\n]*\1(\s*)((?:with|assert)\s*\{[^}]*\})/g;
+  for (const m of text.matchAll(exportAttrs)) {
+    const at = m.index + m[0].length - m[3]!.length;
+    edits.blank(at, at + m[3]!.length);
+    applied.add('export attributes');
+  }
+
+  // `import("m").T` as a type: an identifier of the same length that stands for the module.
+  const importType = /\bimport([ \t]*\([ \t]*)(['"])([^'"\n]+)\2([ \t]*\))/g;
+  for (const m of text.matchAll(importType)) {
+    const before = text.slice(Math.max(0, m.index - 40), m.index).trimEnd();
+    if (/\btypeof$/.test(before)) continue;
+    const prev = before[before.length - 1];
+    const after = text[m.index + m[0].length];
+    // Only in a type: after an annotation colon, a type operator or a type list, and used as a
+    // namespace (`.T`) or a whole type; `await import("m")` and `import("m").then(…)` stay calls.
+    const typeContext =
+      (prev === ':' ||
+        prev === '<' ||
+        prev === '>' ||
+        prev === '|' ||
+        prev === '&' ||
+        prev === ',' ||
+        prev === '=' ||
+        prev === '(' ||
+        prev === '[' ||
+        /\b(?:extends|keyof|is)$/.test(before)) &&
+      !/\b(?:await|return|yield)$/.test(before);
+    // …and followed by what follows a type: a member, an index, type arguments, a list's end or a
+    // union; `{ fs: import("node:fs") }` and `import("m").then(…)` are values.
+    const rest = text.slice(m.index + m[0].length, m.index + m[0].length + 12);
+    const typeAfter =
+      after === '.'
+        ? !/^\.\s*(?:then|catch|finally)\b/.test(rest)
+        : after !== undefined && ('[<>|&'.includes(after) || (after === ';' && prev === '='));
+    if (!typeContext || !typeAfter) continue;
+    // After `=>` only as a member (`() => import("m").T`); `() => import("./page")` is a lazy import.
+    if (prev === '>' && (after !== '.' || !before.endsWith('=>'))) continue;
+    if (prev === '=' && !/\btype\s+[\w$]+(?:<[^=]*>)?\s*=$/.test(before)) continue;
+    if ((prev === '(' || prev === ',') && !looksLikeTypeList(text, m.index)) continue;
+    const ident = `import${m[0].slice(6).replace(/[^\w$]/g, '_')}`;
+    edits.put(m.index, ident);
+    importTypes.set(ident, m[3]!);
+    applied.add('import type');
+  }
+
+  // `keyof readonly T[]` in a mapped type.
+  const keyofReadonly = /\bkeyof(\s+)readonly\b/g;
+  for (const m of text.matchAll(keyofReadonly)) {
+    const at = m.index + 5 + m[1]!.length;
+    edits.blank(at, at + 8);
+    applied.add('keyof readonly');
+  }
+
+  // `using x = …` / `await using x = …` (also in `for (… of …)`): declared like `const`.
+  const usingDecl = /\busing[ \t]+(?=[A-Za-z_$][\w$]*[ \t]*(?:=|of\b|:))/g;
+  for (const m of text.matchAll(usingDecl)) {
+    // At the start of a statement or of a `for (`, after an optional `await`.
+    const head = /(?:^|[;{}(\n])[ \t]*((?:await[ \t]+)?)$/.exec(
+      text.slice(Math.max(0, m.index - 40), m.index),
+    );
+    if (!head) continue;
+    edits.blank(m.index - head[1]!.length, m.index);
+    edits.put(m.index, 'const');
+    applied.add('using declaration');
+  }
+
+  // `accessor x = …` class fields (decorator auto-accessors): a plain field.
+  const accessor = /(^|[;{}\s)])accessor([ \t]+)(?=[#A-Za-z_$[])/g;
+  for (const m of text.matchAll(accessor)) {
+    const at = m.index + m[1]!.length;
+    // `accessor` is a field name in `accessor = 1` or `accessor(): T`, never followed by a name.
+    edits.blank(at, at + 8);
+    applied.add('accessor field');
+  }
+
+  // Type arguments the grammar cannot read: on a tagged template (`sql<Row>\`…\``) and a list that
+  // opens with a generic function type (`f<<T>(x: T) => T>()`, lexed as a shift). Dropped: a call
+  // graph needs the call, not its type arguments.
+  // Tagged templates: from each `>` that touches a backtick, back to its `<`.
+  const tagged = />`/g;
+  for (const m of text.matchAll(tagged)) {
+    const open = openingAngle(text, m.index);
+    if (open > 0 && /[\w$)\]]/.test(text[open - 1]!)) {
+      edits.blank(open, m.index + 1);
+      applied.add('tagged template type arguments');
+    }
+  }
+  const genericArg = /[\w$)\]](<)<\s*(?:[A-Za-z_$][\w$]*\s*(?:extends\b|[,>])|\()/g;
+  let skipTo = 0;
+  for (const m of text.matchAll(genericArg)) {
+    const open = m.index + 1;
+    if (open < skipTo) continue;
+    const close = closingAngle(text, open);
+    if (close !== -1 && text[close] === '(') {
+      edits.blank(open, close);
+      applied.add('generic function type argument');
+      skipTo = close;
+    }
+  }
+
+  // Members of a type literal one a line, without `;`, that open with an operator: an overloaded call
+  // signature (`  <A>(x: A): B<A>`) after a member that ends in `>`, read as a comparison going on, and
+  // a property named `in`. A `;` in the indentation ends the member before (TypeScript only: in TSX
+  // and JavaScript a line that opens with `<` is JSX).
+  if (opts.ts) {
+    // Each line between is blank, or a comment: `[ \t]*` once per alternative, so no run of blanks
+    // can be split two ways (that backtracks exponentially on a file that does not match).
+    const callSig =
+      /([\w$>)\]}])((?:[ \t]*(?:\/\/[^\n]*|\/\*(?:[^*]|\*(?!\/))*\*\/[ \t]*)?\r?\n)+[ \t]*)[ \t](?=<\s*(?:const\s+)?[A-Za-z_$][\w$]*\s*(?:,|extends\b|>\s*\(|=)|in\s*\??:)/g;
+    for (const m of text.matchAll(callSig)) {
+      if (m[1] === '>' && text[m.index - 1] === '=') continue;
+      edits.put(m.index + m[0].length - 1, ';');
+      applied.add('member on its own line');
+    }
+  }
+
+  // A destructured parameter over several lines in a function type (`({\n  index\n}: {…}) => …`):
+  // the grammar takes it on one line only. The pattern becomes a plain name; the names in it are not
+  // symbols.
+  const destructured = /(\(\s*)\{([\w$\s,]*)\}(?=\s*:)/g;
+  for (const m of text.matchAll(destructured)) {
+    if (!m[2]!.includes('\n')) continue;
+    const at = m.index + m[1]!.length;
+    edits.blank(at, at + m[2]!.length + 2);
+    edits.put(at, '_');
+    applied.add('multi-line destructured parameter type');
+  }
+
+  // A variable named `as` (`let as = …`): the grammar takes `as` for the cast. Renamed `a$` where it
+  // is a value: declared, or followed by what follows a value, never by a type.
+  if (/\b(?:let|const|var)\s+as\b/.test(text)) {
+    const asName = /(?<![\w$.])as\b(?=[.[]|\s*[,;)\]=}]|\s*$)|(?<=\b(?:let|const|var)\s+)as\b/g;
+    for (const m of text.matchAll(asName)) {
+      edits.put(m.index, 'a$');
+      applied.add('variable named as');
+    }
+  }
+
+  // Escaped backticks in a template literal type (\`Missing \\\`Self\\\`\`): blanked with their backslash.
+  const escapedTick = /(?<!\\)((?:\\\\)*)\\`/g;
+  for (const m of text.matchAll(escapedTick)) {
+    const at = m.index + m[1]!.length;
+    edits.blank(at, at + 2);
+    applied.add('escaped backtick');
+  }
+
+  // `export default function (…): T;`, an anonymous signature (declaration files): `export function _(`.
+  if (opts.dts) {
+    const anonDefault = /\bexport([ \t]+)default([ \t]+)function([ \t]*)\(/g;
+    for (const m of text.matchAll(anonDefault)) {
+      const open = m.index + m[0].length - 1;
+      const start = m.index + 6;
+      edits.blank(start, open);
+      edits.put(open - 10, 'function _');
+      defaultNames.add(open - 1);
+      applied.add('anonymous default signature');
+    }
+  }
+
+  return { text: edits.apply(), importTypes, defaultNames, applied: [...applied] };
+}
+
+/** Whether the `(` or `,` before `at` opens a type argument or parameter-type list rather than a call. */
+function looksLikeTypeList(text: string, at: number): boolean {
+  // Walk back to the unmatched opener; a `<` means type arguments, a `(` preceded by `:` or `=>`
+  // context is a function type's parameters (rare): only `<` is taken.
+  let depth = 0;
+  for (let i = at - 1; i >= 0 && i > at - 20000; i--) {
+    const c = text[i];
+    if (c === ')' || c === ']' || c === '}') depth++;
+    else if (c === '(' || c === '[' || c === '{') {
+      if (depth === 0) return false;
+      depth--;
+    } else if (c === '>' && text[i - 1] !== '=') depth++;
+    else if (c === '<') {
+      if (depth === 0) return true;
+      depth--;
+    } else if (c === ';' && depth === 0) return false;
+  }
+  return false;
+}
