@@ -155,7 +155,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
-  services.git = createGitService(config.repo);
+  services.git ??= createGitService(config.repo);
   // Agents as their hooks report them; presence counts of hook and MCP sessions come from it alone.
   const agents = createAgentsService({ config, db, events, logger, modules, sessions, services, now });
   services.agents = agents;

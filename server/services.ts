@@ -1,11 +1,13 @@
 // Builds the domain services (board, graph, memory, docs, …) that tools reach through ctx.services.
 // Each service module adds its own field to HubServices by declaration merging.
 import type { Logger } from 'pino';
+import { resolveTaskKey } from './board/ids.ts';
 import { createBoardService } from './board/service.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/open.ts';
 import { createDocsService } from './docs/service.ts';
 import type { EventBus } from './events/bus.ts';
+import { createGitService } from './git/service.ts';
 import { createGraphService } from './graph/service.ts';
 import { createMemoryService } from './memory/service.ts';
 import type { ModuleState } from './modules.ts';
@@ -41,8 +43,16 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
     events,
   });
   const supervise = createSuperviseService({ agentDir: config.agentDir, stateDir: config.stateDir, logger });
-  const board = createBoardService({ config, db, events, logger });
-  const services = { board, memory, docs, supervise } as HubServices;
+  // The board's commit gate counts a task's commits through the repository's one git reader.
+  const git = createGitService(config.repo);
+  const board = createBoardService({
+    config,
+    db,
+    events,
+    logger,
+    linkedCommits: async (key) => (await git.taskCommits(key, resolveTaskKey)).commits.length,
+  });
+  const services = { board, memory, docs, supervise, git } as HubServices;
   const lifecycle: ServiceLifecycle[] = [
     { name: 'board', start: () => board.start(), close: () => board.close() },
     { name: 'docs', start: () => docs.start(), close: () => docs.close() },

@@ -11,7 +11,20 @@ export const DEFAULT_WIP_CAPS: Readonly<Partial<Record<Status, number>>> = {
   emergency: 2,
 };
 
+/** Quality gates (all off unless board.json turns them on). */
+export interface GateSettings {
+  /** Entering in_progress needs an Outcome and Acceptance criteria. */
+  ready: boolean;
+  /** Entering complete needs a Work Log entry since the claim. */
+  done: boolean;
+  /** Entering complete needs a commit linked to the task. */
+  done_needs_commit: boolean;
+}
+
+export const GATES_OFF: GateSettings = { ready: false, done: false, done_needs_commit: false };
+
 export interface BoardSettings {
+  gates: GateSettings;
   /** Cap per column; a column without an entry has no cap. */
   wip: Partial<Record<Status, number>>;
   swimlanes: string[];
@@ -55,11 +68,29 @@ export function parseBoardSettings(text: string): Omit<BoardSettings, 'file'> {
       return { ...defaults(), error: 'board.json "swimlanes" must be a list of names' };
     swimlanes = obj.swimlanes as string[];
   }
-  return { wip, swimlanes, error: null };
+  const gates = { ...GATES_OFF };
+  if (obj.gates !== undefined) {
+    if (typeof obj.gates !== 'object' || obj.gates === null || Array.isArray(obj.gates))
+      return {
+        ...defaults(),
+        error: 'board.json "gates" must be an object like {"ready": true, "done": true}',
+      };
+    for (const [name, on] of Object.entries(obj.gates as Record<string, unknown>)) {
+      if (!(name in GATES_OFF))
+        return {
+          ...defaults(),
+          error: `board.json "gates" names "${name}"; the gates are ready, done and done_needs_commit`,
+        };
+      if (typeof on !== 'boolean')
+        return { ...defaults(), error: `board.json "gates.${name}" must be true or false` };
+      gates[name as keyof GateSettings] = on;
+    }
+  }
+  return { wip, swimlanes, gates, error: null };
 }
 
 function defaults(): Omit<BoardSettings, 'file' | 'error'> {
-  return { wip: { ...DEFAULT_WIP_CAPS }, swimlanes: [] };
+  return { wip: { ...DEFAULT_WIP_CAPS }, swimlanes: [], gates: { ...GATES_OFF } };
 }
 
 /** Returns a getter that re-reads board.json only when its mtime or size changed. */

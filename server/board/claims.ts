@@ -4,7 +4,8 @@
 // processes the write lock and the re-run of the step keep two sessions from claiming one task.
 import { ToolError } from '../errors.ts';
 import { requireTaskId } from './ids.ts';
-import type { Actor } from './model.ts';
+import { type Actor, taskKey } from './model.ts';
+import type { QualityGates } from './quality-gates.ts';
 import type { Reconciler } from './reconcile.ts';
 import type { BoardStore } from './store.ts';
 import { contentHash } from './task-file.ts';
@@ -27,9 +28,10 @@ export interface ClaimsOptions {
   writes: WritePath;
   reconciler: Reconciler;
   transitions: Transitions;
+  quality: QualityGates;
 }
 
-export function createClaims({ store, dir, writes, reconciler, transitions }: ClaimsOptions) {
+export function createClaims({ store, dir, writes, reconciler, transitions, quality }: ClaimsOptions) {
   async function claimNext(
     actor: Actor,
     opts: {
@@ -46,15 +48,25 @@ export function createClaims({ store, dir, writes, reconciler, transitions }: Cl
     const agentSession = actor.agentSession;
     const now = nowIso();
     return writes.durableChange('claim', (): Step<ClaimResult> => {
-      for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; attempt++) {
-        const row = store.claimNext(opts.swimlane ?? null);
+      // Queued tasks the definition of ready holds back (board.json "gates"): passed over, not refused,
+      // so one under-specified task does not stop the queue; named when nothing else is left.
+      const unready: number[] = [];
+      for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; ) {
+        const row = store.claimNext(opts.swimlane ?? null, unready);
         if (row === undefined)
           return {
             done: {
               claimed: false,
               task: null,
               message:
-                'no ready task with all dependencies complete; label a task "ready" (cos_task_edit add_labels) to queue it',
+                unready.length > 0
+                  ? `no ready task meets the board's definition of ready (board.json "gates"): ${unready
+                      .slice(0, 10)
+                      .map(taskKey)
+                      .join(
+                        ', ',
+                      )}${unready.length > 10 ? ` and ${unready.length - 10} more` : ''} lack an Outcome or Acceptance criteria; add them (cos_task_edit), or move one with cos_task_move and bypass_gates`
+                  : 'no ready task with all dependencies complete; label a task "ready" (cos_task_edit add_labels) to queue it',
             },
           };
         const text = dir.read(row.path);
@@ -62,9 +74,14 @@ export function createClaims({ store, dir, writes, reconciler, transitions }: Cl
           // Changed or deleted by hand since it was indexed: resync, then choose again with fresh facts.
           if (text === null) reconciler.dropMissing(row);
           else reconciler.indexText(row.path, text);
+          attempt++;
           continue;
         }
         const l = reconciler.load(row.id);
+        if (quality.missing(l, 'in_progress', {}) !== null) {
+          unready.push(row.id);
+          continue;
+        }
         const reason = opts.bypass_wip ? opts.reason : 'claimed';
         const plan = transitions.planMove(
           l,

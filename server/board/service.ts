@@ -17,6 +17,7 @@ import { boardSettingsLoader } from './board-config.ts';
 import { createClaims } from './claims.ts';
 import { createEdits } from './edits.ts';
 import { FileWriter } from './file-writer.ts';
+import { createQualityGates } from './quality-gates.ts';
 import { createReads } from './reads.ts';
 import { createReconciler, type ReconcileReport } from './reconcile.ts';
 import { createSearch } from './search.ts';
@@ -41,6 +42,8 @@ export interface BoardServiceOptions {
   rescanMs?: number;
   /** fsync the directory after each rename (default true; benches and tests may turn it off). */
   durable?: boolean;
+  /** How many commits name a task (its board key): the definition of done's commit gate asks it. */
+  linkedCommits?: (key: string) => Promise<number>;
 }
 
 export type BoardService = ReturnType<typeof createBoardService>;
@@ -73,8 +76,17 @@ export function createBoardService(options: BoardServiceOptions) {
   });
   const wip = createWip({ store, settings, log });
   const edits = createEdits({ store, dir, writes, reconciler, wip, parseTask });
-  const transitions = createTransitions({ dir, writes, reconciler, wip });
-  const claims = createClaims({ store, dir, writes, reconciler, transitions });
+  const quality = createQualityGates({ store, settings: () => settings().gates, log });
+  const transitions = createTransitions({
+    dir,
+    writes,
+    reconciler,
+    wip,
+    quality,
+    linkedCommits: options.linkedCommits,
+    gateSettings: () => settings().gates,
+  });
+  const claims = createClaims({ store, dir, writes, reconciler, transitions, quality });
   const reads = createReads({ repo: config.repo, store, dir, settings, writes, reconciler, wip, parseTask });
 
   return {

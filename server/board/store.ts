@@ -151,6 +151,7 @@ export function createBoardStore(db: Db) {
       WHERE t.ready = 1 AND t.status = @status
         AND (@swimlane IS NULL OR t.swimlane = @swimlane)
         AND NOT EXISTS (${DEP_UNMET_SQL})
+        AND t.id NOT IN (SELECT value FROM json_each(@skip))
       ORDER BY t.priority_rank, t.id
       LIMIT 1`),
     readyList: db.prepare<Record<string, unknown>, TaskRow & { unmet: number }>(`
@@ -271,8 +272,14 @@ export function createBoardStore(db: Db) {
     counts: (f: BoardFilters) => s.counts.all(filterParams(f)),
     statusCount: (status: Status): number => s.statusCount.get(status)?.n ?? 0,
     statusIds: (status: Status, limit: number): number[] => s.statusIds.all(status, limit).map((r) => r.id),
-    claimNext: (swimlane: string | null): TaskRow | undefined =>
-      s.claimNext.get({ status: 'emergency', swimlane }) ?? s.claimNext.get({ status: 'icebox', swimlane }),
+    /** The next task to claim, passing over the ids in `skip` (tasks the definition of ready holds back). */
+    claimNext: (swimlane: string | null, skip: readonly number[] = []): TaskRow | undefined => {
+      const params = { swimlane, skip: JSON.stringify(skip) };
+      return (
+        s.claimNext.get({ ...params, status: 'emergency' }) ??
+        s.claimNext.get({ ...params, status: 'icebox' })
+      );
+    },
     readyList: (swimlane: string | null, limit: number, offset: number) =>
       s.readyList.all({ swimlane, limit, offset }),
     readyCount: (swimlane: string | null): number => s.readyCount.get({ swimlane })?.n ?? 0,

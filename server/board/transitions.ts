@@ -12,6 +12,7 @@ import {
   TRANSITIONS,
   taskKey,
 } from './model.ts';
+import type { GateOptions, QualityGates } from './quality-gates.ts';
 import type { Loaded, Reconciler } from './reconcile.ts';
 import { appendLog, workLogLine } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
@@ -26,7 +27,7 @@ import {
   type WritePath,
 } from './write-path.ts';
 
-export interface MoveOptions extends WriteOptions, BypassOptions {
+export interface MoveOptions extends WriteOptions, BypassOptions, GateOptions {
   reason?: string | undefined;
   /**
    * A release of a dead claim (reclaim): the task leaves its claimant (agent_session cleared) and goes
@@ -40,18 +41,47 @@ export interface TransitionsOptions {
   writes: WritePath;
   reconciler: Reconciler;
   wip: Wip;
+  quality: QualityGates;
+  /** Commits linked to a task (by its board key); absent when the hub reads no git. */
+  linkedCommits?: ((key: string) => Promise<number>) | undefined;
+  gateSettings: () => { done_needs_commit: boolean };
 }
 
 export type Transitions = ReturnType<typeof createTransitions>;
 
-export function createTransitions({ dir, writes, reconciler, wip }: TransitionsOptions) {
+export function createTransitions({
+  dir,
+  writes,
+  reconciler,
+  wip,
+  quality,
+  linkedCommits,
+  gateSettings,
+}: TransitionsOptions) {
   /**
    * The gates a task passes to enter `to` once the transition itself is allowed. A gate refuses with a
    * validation ToolError saying what is missing, or lets the move through (bypassed, with a work-log line
-   * and a record stored when the move commits). Today the one gate is the column's WIP cap.
+   * and a record stored when the move commits): the quality gates (definitions of ready and done), then
+   * the column's WIP cap.
    */
-  function gateEntry(_task: Loaded, to: Status, opts: MoveOptions, actor: Actor): GatePass {
-    return wip.gate(to, opts, actor);
+  function gateEntry(
+    task: Loaded,
+    to: Status,
+    opts: MoveOptions,
+    actor: Actor,
+  ): GatePass & { gates: boolean } {
+    const q = quality.gate(task, to, opts, actor);
+    const w = wip.gate(to, opts, actor);
+    const lines = [q.line, w.line].filter((l): l is string => l !== null);
+    return {
+      bypassed: w.bypassed,
+      gates: q.bypassed,
+      line: lines.length ? lines.join('; ') : null,
+      record: (id) => {
+        q.record(id);
+        w.record(id);
+      },
+    };
   }
 
   /** The file plan of moving a loaded task to `to`; `claimed` marks a claim (event and history say so). */
@@ -107,7 +137,11 @@ export function createTransitions({ dir, writes, reconciler, wip }: TransitionsO
         'status',
         {
           reason,
-          detail: { ...(claimed ? { claimed: true } : {}), ...(gate.bypassed ? { wip_bypassed: true } : {}) },
+          detail: {
+            ...(claimed ? { claimed: true } : {}),
+            ...(gate.bypassed ? { wip_bypassed: true } : {}),
+            ...(gate.gates ? { gates_bypassed: true } : {}),
+          },
         },
       );
       return {
@@ -123,10 +157,14 @@ export function createTransitions({ dir, writes, reconciler, wip }: TransitionsO
   async function move(idText: string, to: Status, opts: MoveOptions, actor: Actor): Promise<TaskChange> {
     const id = requireTaskId(idText);
     const now = nowIso();
+    // git is read before the task's queue is entered: a slow history never holds other writers.
+    let counted = opts;
+    if (to === 'complete' && gateSettings().done_needs_commit && linkedCommits)
+      counted = { ...opts, linked_commits: await linkedCommits(taskKey(id)).catch(() => 0) };
     return writes.durableChange(taskQueueKey(id), () => {
       const l = reconciler.load(id);
       checkVersion(l.doc, opts.expected_version);
-      return planMove(l, to, opts, actor, false, now);
+      return planMove(l, to, counted, actor, false, now);
     });
   }
 

@@ -161,6 +161,30 @@ describe('Review', () => {
   });
 });
 
+describe('Quality gates in the drawer', () => {
+  test('a move the definition of ready refuses shows what is missing', async () => {
+    writeFileSync(join(hub.config.stateDir, 'board.json'), JSON.stringify({ gates: { ready: true } }));
+    const res = await fetch(`${hub.url}/api/board/tasks`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Vague idea', kind: 'spike', priority: 'P3' }),
+    });
+    assert.equal(res.status, 200);
+    const { page, close } = await openPage(browser);
+    try {
+      await page.goto(`${hub.url}/board?task=TASK-2`);
+      await page.getByLabel('Move to').selectOption('in_progress');
+      const notice = page.getByText(/definition of ready/);
+      await notice.waitFor();
+      assert.match((await notice.textContent()) ?? '', /needs an Outcome and Acceptance criteria/);
+      await screenshot(page, 'gates-drawer-refusal');
+    } finally {
+      writeFileSync(join(hub.config.stateDir, 'board.json'), '{}');
+      await close();
+    }
+  });
+});
+
 describe('Flow', () => {
   before(async () => {
     for (const status of ['in_progress', 'complete']) {

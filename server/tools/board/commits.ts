@@ -2,14 +2,11 @@
 // bridge from an id a commit message or branch names to the board's key for it: the board's own id
 // parsing, so `TASK-012`, `task-12` and `12` link exactly when the board would resolve them to the task.
 import { Type } from '@sinclair/typebox';
-import { parseTaskId, taskKey } from '../../board/model.ts';
+import { resolveTaskKey } from '../../board/ids.ts';
 import type { LinkedCommit, ResolveTaskId } from '../../git/task-links.ts';
 import { stringEnum } from './schemas.ts';
 
-export const resolveTaskToken: ResolveTaskId = (token) => {
-  const n = parseTaskId(token);
-  return n === null ? null : taskKey(n);
-};
+export const resolveTaskToken: ResolveTaskId = resolveTaskKey;
 
 /** Files listed per commit; the count covers them all. */
 const FILES_PER_COMMIT = 50;

@@ -28,6 +28,11 @@ export const taskMoveTool = defineTool({
       expected_version: Type.Optional(ExpectedVersionSchema),
       reason: Type.Optional(ReasonSchema),
       bypass_wip: Type.Optional(BypassWipSchema),
+      bypass_gates: Type.Optional(
+        Type.Boolean({
+          description: "Pass board.json's quality gates anyway; needs a reason, both recorded",
+        }),
+      ),
       agent_session: Type.Optional(AgentSessionSchema),
     },
     { additionalProperties: false },
@@ -39,7 +44,12 @@ export const taskMoveTool = defineTool({
     return boardOf(ctx).move(
       input.id,
       input.to,
-      { expected_version: input.expected_version, reason: input.reason, bypass_wip: input.bypass_wip },
+      {
+        expected_version: input.expected_version,
+        reason: input.reason,
+        bypass_wip: input.bypass_wip,
+        bypass_gates: input.bypass_gates,
+      },
       actorOf(ctx, input.agent_session),
     );
   },

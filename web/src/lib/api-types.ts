@@ -2111,6 +2111,8 @@ export interface operations {
                     reason?: string;
                     /** @description Go over the target column's WIP cap; needs a reason, and both are recorded */
                     bypass_wip?: boolean;
+                    /** @description Pass board.json's quality gates anyway; needs a reason, both recorded */
+                    bypass_gates?: boolean;
                     /** @description The calling agent session id, recorded on the task and in its history */
                     agent_session?: string;
                 };
