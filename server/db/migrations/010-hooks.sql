@@ -1,7 +1,8 @@
 -- Agents as their lifecycle hooks report them (Claude Code, Codex, Gemini CLI): one row per hook session
 -- and one row per event, already redacted. Retention is the tool calls' (COS_RETENTION_DAYS, _ROWS).
+-- IF NOT EXISTS: a database rolled back to an older schema version (tests do) takes this again unharmed.
 
-CREATE TABLE agent_sessions (
+CREATE TABLE IF NOT EXISTS agent_sessions (
   id            TEXT    PRIMARY KEY,        -- the client's session_id, as sent
   client        TEXT    NOT NULL,           -- claude-code | codex | gemini | unknown
   model         TEXT,
@@ -13,9 +14,9 @@ CREATE TABLE agent_sessions (
   ended_at      INTEGER,
   end_reason    TEXT
 ) STRICT;
-CREATE INDEX agent_sessions_ended ON agent_sessions (ended_at);
+CREATE INDEX IF NOT EXISTS agent_sessions_ended ON agent_sessions (ended_at);
 
-CREATE TABLE hook_events (
+CREATE TABLE IF NOT EXISTS hook_events (
   id      INTEGER PRIMARY KEY,
   at      INTEGER NOT NULL,
   agent   TEXT    NOT NULL,                 -- agent_sessions.id
@@ -28,14 +29,14 @@ CREATE TABLE hook_events (
   summary TEXT    NOT NULL,
   detail  TEXT    NOT NULL                  -- JSON, redacted and size-capped
 ) STRICT;
-CREATE INDEX hook_events_at ON hook_events (at);
-CREATE INDEX hook_events_agent_at ON hook_events (agent, at);
+CREATE INDEX IF NOT EXISTS hook_events_at ON hook_events (at);
+CREATE INDEX IF NOT EXISTS hook_events_agent_at ON hook_events (agent, at);
 -- Failures are what is looked for by kind most ("which commands failed"); other kinds are found by
 -- walking back from the newest row, which keeps an event's write to three b-trees.
-CREATE INDEX hook_events_failed ON hook_events (kind, id) WHERE ok = 0;
+CREATE INDEX IF NOT EXISTS hook_events_failed ON hook_events (kind, id) WHERE ok = 0;
 
 -- The files an event names (edited or read), repository-relative when inside it: "who touched file Y".
-CREATE TABLE hook_event_files (
+CREATE TABLE IF NOT EXISTS hook_event_files (
   path     TEXT    NOT NULL,
   event_id INTEGER NOT NULL,
   agent    TEXT    NOT NULL,
@@ -43,5 +44,5 @@ CREATE TABLE hook_event_files (
   role     TEXT    NOT NULL CHECK (role IN ('edit', 'read')),
   PRIMARY KEY (path, event_id)
 ) STRICT, WITHOUT ROWID;
-CREATE INDEX hook_event_files_agent ON hook_event_files (agent, at);
-CREATE INDEX hook_event_files_event ON hook_event_files (event_id);
+CREATE INDEX IF NOT EXISTS hook_event_files_agent ON hook_event_files (agent, at);
+CREATE INDEX IF NOT EXISTS hook_event_files_event ON hook_event_files (event_id);

@@ -1,5 +1,8 @@
 import { Type } from '@sinclair/typebox';
+import { requireTaskId } from '../../board/ids.ts';
+import { taskKey } from '../../board/model.ts';
 import { defineTool } from '../define.ts';
+import { TaskIdSchema } from './schemas.ts';
 
 export const taskReclaimTool = defineTool({
   name: 'cos_task_reclaim',
@@ -11,7 +14,7 @@ export const taskReclaimTool = defineTool({
   input: Type.Object(
     {
       dry_run: Type.Optional(Type.Boolean({ description: 'default true: list only' })),
-      task: Type.Optional(Type.String({ pattern: '^TASK-[1-9][0-9]{0,8}$', description: 'only this task' })),
+      task: Type.Optional(TaskIdSchema),
       grace_minutes: Type.Optional(
         Type.Integer({ minimum: 1, maximum: 10_080, description: 'default: the project setting' }),
       ),
@@ -38,7 +41,7 @@ export const taskReclaimTool = defineTool({
   handler: (ctx, input) =>
     ctx.services.agents.reclaim({
       dryRun: input.dry_run ?? true,
-      ...(input.task ? { task: input.task } : {}),
+      ...(input.task ? { task: taskKey(requireTaskId(input.task)) } : {}),
       ...(input.grace_minutes ? { graceMinutes: input.grace_minutes } : {}),
     }),
 });

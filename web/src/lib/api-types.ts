@@ -2505,7 +2505,7 @@ export interface operations {
                 "application/json": {
                     /** @description default true: list only */
                     dry_run?: boolean;
-                    /** @description only this task */
+                    /** @description Task id, e.g. TASK-12 (or just 12) */
                     task?: string;
                     /** @description default: the project setting */
                     grace_minutes?: number;
