@@ -1,6 +1,7 @@
 // buildApp(hub): the Fastify app serving MCP at /mcp, REST at /api/*, OpenAPI at /openapi.json, Swagger
 // UI at /docs and the SPA at /. Plugins are registered in a fixed order; the app never listens.
 import { existsSync } from 'node:fs';
+import compress from '@fastify/compress';
 import fastifyStatic from '@fastify/static';
 import swagger from '@fastify/swagger';
 import swaggerUi from '@fastify/swagger-ui';
@@ -109,7 +110,12 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
     );
   });
 
-  // 3. OpenAPI, with the envelope's schemas as named components.
+  // 3. Answers over 1 KB compressed when the client accepts it (brotli at quality 4, gzip, deflate): REST,
+  // OpenAPI and the SPA's assets. Not the live stream (text/event-stream is never compressed) and not
+  // /mcp, whose transport writes its own answers (and compresses them itself, see mcp/transport.ts).
+  await app.register(compress, { threshold: 1024 });
+
+  // 4. OpenAPI, with the envelope's schemas as named components.
   addSharedSchemas(app);
   await app.register(swagger, {
     openapi: {
@@ -128,7 +134,7 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
     },
   });
 
-  // 4. REST routes from the registry, then MCP.
+  // 5. REST routes from the registry, then MCP.
   await registerToolRoutes(app, hub);
   registerHookRoutes(app, hub);
   app.decorate('mcpSessions', await registerMcpRoutes(app, hub));
@@ -136,7 +142,7 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
 
   registerLogin(app, logins, hub.config.token !== undefined);
 
-  // 5. What anyone who passes the Host and Origin checks may fetch (every route above needs the token
+  // 6. What anyone who passes the Host and Origin checks may fetch (every route above needs the token
   // when there is one): the OpenAPI document, Swagger UI, and the SPA's files, when built; otherwise a
   // page that says how to build it.
   await app.register(async (pub) => {

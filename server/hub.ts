@@ -4,7 +4,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
-import type { Envelope } from '../shared/envelope/index.ts';
+import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
 import { type Db, openDatabase } from './db/open.ts';
@@ -58,6 +58,8 @@ export interface ContextExtras {
   /** The call's signal, or a function that makes it when a tool first asks (AbortSignals cost µs). */
   signal?: AbortSignal | (() => AbortSignal) | undefined;
   progress?: ToolContext['progress'] | undefined;
+  /** The budget the answer is trimmed to (ToolContext.budget); call() and answer() set it from applyBudget. */
+  budget?: number | undefined;
 }
 
 export interface AnswerOptions extends ContextExtras {
@@ -109,6 +111,7 @@ class CallContext implements ToolContext {
     readonly caller: CallerInfo,
     private readonly signalSource: AbortSignal | (() => AbortSignal),
     readonly progress: ToolContext['progress'],
+    readonly budget: number | undefined,
   ) {
     this.config = parts.config;
     this.db = parts.db;
@@ -214,7 +217,8 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       const { caller, applyBudget, signal, progress } = options;
       const startedAt = Date.now();
       const t0 = performance.now();
-      const run = { applyBudget, ctx: this.context(caller, { signal, progress }) };
+      const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
+      const run = { applyBudget, ctx: this.context(caller, { signal, progress, budget }) };
       return runTool(tool, input, run).then((envelope) =>
         finish(tool, input, caller, startedAt, t0, { envelope, text: serialise(envelope) }),
       );
@@ -222,16 +226,23 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     answer(tool, input, { caller, applyBudget, signal, progress }) {
       const startedAt = Date.now();
       const t0 = performance.now();
+      const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
       const answer = answerTool(tool, input, {
         applyBudget,
-        ctx: this.context(caller, { signal, progress }),
+        ctx: this.context(caller, { signal, progress, budget }),
       });
       return answer instanceof Promise
         ? answer.then((a) => finish(tool, input, caller, startedAt, t0, a))
         : finish(tool, input, caller, startedAt, t0, answer);
     },
     context(caller, extra = {}) {
-      return new CallContext(parts, caller, extra.signal ?? NEVER_ABORTED, extra.progress ?? NO_PROGRESS);
+      return new CallContext(
+        parts,
+        caller,
+        extra.signal ?? NEVER_ABORTED,
+        extra.progress ?? NO_PROGRESS,
+        extra.budget,
+      );
     },
     async start() {
       if (config.recordCalls) calls.start();

@@ -1,6 +1,7 @@
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { createHub } from '../hub.ts';
+import { DEFAULT_PROFILE, PROFILE_NAMES, PROFILES, profileUrl } from '../tools/profiles.ts';
 
 /** Runs the hub until SIGINT/SIGTERM, then stops accepting, ends MCP sessions, lets services finish, closes the database. */
 export async function serve(config: Config): Promise<number> {
@@ -13,6 +14,11 @@ export async function serve(config: Config): Promise<number> {
   const base = `http://${host}:${port}`;
   console.log(`cos hub ${base}/  (repository ${config.repo})`);
   console.log(`MCP     ${base}/mcp`);
+  // Smaller tool surfaces for agents that do one kind of work (server/tools/profiles.ts).
+  for (const name of PROFILE_NAMES.filter((p) => p !== DEFAULT_PROFILE))
+    console.log(
+      `        ${profileUrl(`${base}/mcp`, name).padEnd(base.length + 17)} ${PROFILES[name].summary}`,
+    );
   console.log(`API     ${base}/docs`);
   if (config.token !== undefined) {
     // The SPA cannot send the token; this link (good once, for ten minutes) sets a login cookie instead.

@@ -15,13 +15,11 @@ export const FreshnessSchema = Type.Object({
 
 export const GraphReindexInputSchema = Type.Object(
   {
-    force: Type.Optional(
-      Type.Boolean({ description: 'Re-extract every file even when its content hash is unchanged' }),
-    ),
+    force: Type.Optional(Type.Boolean({ description: 're-extract unchanged files too' })),
     paths: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 1000 }), {
         maxItems: 1000,
-        description: 'Repository-relative files or directories to refresh; omit for the whole repository',
+        description: 'default the whole repository',
       }),
     ),
   },
@@ -45,9 +43,7 @@ export const graphReindexTool = defineTool({
   name: 'cos_graph_reindex',
   title: 'Re-index the code graph',
   description:
-    'Brings the code graph up to date with the working tree (only changed files unless force) and ' +
-    'answers with what the pass did. Progress is reported while it runs. The hub indexes on start and ' +
-    'on every saved file anyway; call this after a large checkout or to force a full re-extraction.',
+    'Updates the code graph from the working tree now (changed files, or all with force). The hub indexes on save; use it after a big checkout.',
   module: 'graph',
   layer: 'graph',
   input: GraphReindexInputSchema,

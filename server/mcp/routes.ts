@@ -3,6 +3,7 @@
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Hub } from '../hub.ts';
+import { PROFILE_NAMES, profileNamed } from '../tools/profiles.ts';
 import { McpSessions } from './sessions.ts';
 import type { NodeStreamableTransport } from './transport.ts';
 
@@ -51,7 +52,19 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
           'Session not found: it ended or was evicted; initialize a new session',
         );
     } else if (request.method === 'POST' && isInitialize(request.body)) {
-      return sessions.create().then((transport) => serve(transport, request, reply));
+      // The tool profile is chosen once, by the URL the session starts on (`/mcp?tools=core`).
+      const asked = (request.query as { tools?: unknown } | undefined)?.tools;
+      const profile = profileNamed(typeof asked === 'string' ? asked : undefined);
+      if (!profile) {
+        jsonRpcError(
+          reply,
+          400,
+          -32602,
+          `Invalid params: tools=${String(asked)} names no tool profile; use one of ${PROFILE_NAMES.join(', ')} (or leave it out for all)`,
+        );
+        return undefined;
+      }
+      return sessions.create(profile).then((transport) => serve(transport, request, reply));
     } else {
       jsonRpcError(
         reply,
@@ -63,6 +76,14 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
     return undefined;
   };
 
-  app.route({ method: ['POST', 'GET', 'DELETE'], url: '/mcp', schema: { hide: true }, handler: handle });
+  app.route({
+    method: ['POST', 'GET', 'DELETE'],
+    url: '/mcp',
+    schema: { hide: true },
+    // The transport writes (and compresses) its own answers: no per-request hooks of the plugin here.
+    compress: false,
+    decompress: false,
+    handler: handle,
+  });
   return sessions;
 }

@@ -1,52 +1,25 @@
-// One low-level MCP Server per session (no singletons): initialize, ping, logging/setLevel and tools/list
-// (the registry's enabled tools). tools/call never reaches it: tools-call.ts answers it first, through
-// hub.call with the 32 KB agent budget. The low-level Server is used because McpServer.registerTool only
-// takes zod schemas.
+// One low-level MCP Server per session (no singletons): initialize, ping and logging/setLevel. tools/list
+// and tools/call never reach it: tools-call.ts answers them first (the listing kept ready, the call
+// through hub.answer with the 32 KB agent budget). The low-level Server is used because
+// McpServer.registerTool only takes zod schemas.
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
-import { ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
-import { envelopeSchemaFor } from '../../shared/envelope/index.ts';
-import type { Hub } from '../hub.ts';
-import type { AnyTool } from '../tools/define.ts';
 import { HUB_VERSION } from '../version.ts';
-import { toMcpJsonSchema } from './json-schema.ts';
 
-const listings = new WeakMap<AnyTool, Tool>();
+/**
+ * Said once per session instead of in every tool's schemas: the envelope, its error branch and `meta`
+ * (each tool's outputSchema describes only its success `data`, and `meta` as a bare object).
+ */
+export const INSTRUCTIONS = [
+  'cos hub: a task board, a code knowledge graph, memory and docs search for this repository.',
+  'Every tool answers {ok:true, data:{…, meta}} or, with isError, {ok:false, error:{category, retryable, message}} (category: validation, not_found, permission, unavailable, transient, internal or module_disabled). Retry only when retryable is true; the message says what to change. Arguments are checked by the hub, which names any it refuses (unknown keys, lengths, formats).',
+  'data.meta: tokens_estimated; truncated, true when the agent budget (32,000 characters) cut the answer, with truncated_<list>_from/_to per list cut; next_cursor or next_offset to fetch the rest (pass it back as cursor or offset); resolved_from, how a name became a graph node (direct, path_prefix, or fuzzy_fts5: verify it).',
+  'Graph tools take a node as a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), path::qualified.name or a name (run, Store.add). Task ids are TASK-12 or 12. Task writes take agent_session (your session id, recorded) and expected_version (from cos_task_show: the write is refused if the task changed since); bypass_wip needs a reason.',
+  'A smaller tool surface: connect to /mcp?tools=core, board or graph.',
+].join('\n');
 
-function listingOf(tool: AnyTool): Tool {
-  let listing = listings.get(tool);
-  if (!listing) {
-    listing = {
-      name: tool.name,
-      title: tool.title,
-      description: tool.description,
-      inputSchema: toMcpJsonSchema(tool.input) as Tool['inputSchema'],
-      // The whole envelope, success or error: clients validate structuredContent even when isError is set.
-      // MCP requires an object schema at the top, so the union gets `type: 'object'` beside its anyOf.
-      outputSchema: {
-        type: 'object',
-        ...toMcpJsonSchema(envelopeSchemaFor(tool.output)),
-      } as Tool['outputSchema'],
-      annotations: { title: tool.title, ...tool.annotations },
-    };
-    listings.set(tool, listing);
-  }
-  return listing;
-}
-
-export function createMcpServer(hub: Hub): Server {
-  const server = new Server(
+export function createMcpServer(): Server {
+  return new Server(
     { name: 'cos-hub', title: 'cos hub', version: HUB_VERSION },
-    {
-      capabilities: { tools: { listChanged: true }, logging: {} },
-      instructions:
-        'cos hub: a task board, a code knowledge graph, memory and docs search for this repository. Every tool answers with an envelope {ok, data{…, meta}} or {ok:false, error{category, retryable, message}}; retry only when retryable is true.',
-    },
+    { capabilities: { tools: { listChanged: true }, logging: {} }, instructions: INSTRUCTIONS },
   );
-
-  server.setRequestHandler(ListToolsRequestSchema, async () => ({
-    tools: hub.registry.enabled(hub.modules).map(listingOf),
-  }));
-  // tools/call is answered before the protocol layer, by tools-call.ts.
-
-  return server;
 }

@@ -3,6 +3,8 @@
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Hub } from '../hub.ts';
+import { PROFILES, type ToolProfile } from '../tools/profiles.ts';
+import { ToolListings } from './listing.ts';
 import { createMcpServer } from './server.ts';
 import { ToolCalls } from './tools-call.ts';
 import { NodeStreamableTransport } from './transport.ts';
@@ -27,6 +29,8 @@ export class McpSessions {
   private readonly sessions = new Map<string, McpSession>();
   private readonly sweeper: NodeJS.Timeout;
   private readonly unsubscribe: () => void;
+  /** tools/list, serialised once per profile and module change, for every session of this hub. */
+  readonly listings: ToolListings;
   /** Called when a session ends (deleted, evicted or closed with the hub). */
   onEnded: ((info: SessionInfo, reason: 'deleted' | 'evicted' | 'closed') => void) | undefined;
 
@@ -35,6 +39,7 @@ export class McpSessions {
     private readonly idleMs: number,
     private readonly now: () => number = Date.now,
   ) {
+    this.listings = new ToolListings(hub.registry, hub.modules);
     this.sweeper = setInterval(() => this.evictIdle(), Math.min(60_000, Math.max(1_000, idleMs / 4)));
     this.sweeper.unref();
     this.unsubscribe = hub.modules.onChange(() => {
@@ -69,9 +74,12 @@ export class McpSessions {
     };
   }
 
-  /** A transport for an initialize request; it joins the table once the SDK has assigned its session id. */
-  async create(): Promise<NodeStreamableTransport> {
-    const server = createMcpServer(this.hub);
+  /**
+   * A transport for an initialize request; it joins the table once the SDK has assigned its session id.
+   * `profile` is the tool surface the session asked for on the URL, fixed for its lifetime.
+   */
+  async create(profile: ToolProfile = PROFILES.all): Promise<NodeStreamableTransport> {
+    const server = createMcpServer();
     const transport: NodeStreamableTransport = new NodeStreamableTransport({
       sessionIdGenerator: () => randomUUID(),
       intercept: (message) => toolCalls.intercept(message),
@@ -83,7 +91,7 @@ export class McpSessions {
       },
       onsessionclosed: (id) => this.end(id, 'deleted'),
     });
-    const toolCalls = new ToolCalls(this.hub, server, transport);
+    const toolCalls = new ToolCalls(this.hub, server, transport, this.listings, profile);
     transport.onclose = () => {
       if (transport.sessionId) this.end(transport.sessionId, 'closed');
     };

@@ -4,13 +4,18 @@
 // request and a chain of promises. This path checks the request's shape itself, runs the tool through
 // hub.call, and keeps the protocol's promises: progress notifications when the request carries a
 // progressToken, and no answer once the client has cancelled (notifications/cancelled). Every other
-// method (initialize, tools/list, ping, logging/setLevel…) still goes through the SDK's Server.
+// method (initialize, ping, logging/setLevel…) still goes through the SDK's Server, except tools/list,
+// which every session asks for first: it is answered here too, with the listing's JSON kept ready
+// (listing.ts) for the session's tool profile.
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { TransportSendOptions } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { fail } from '../../shared/envelope/index.ts';
 import type { Hub } from '../hub.ts';
 import type { CallerInfo } from '../tools/context.ts';
+import type { AnyTool } from '../tools/define.ts';
+import { profilesWith, profileUrl, type ToolProfile } from '../tools/profiles.ts';
+import type { ToolListings } from './listing.ts';
 import type { Message, NodeStreamableTransport } from './transport.ts';
 import { toCallResult } from './wire.ts';
 
@@ -53,6 +58,9 @@ export class ToolCalls {
     private readonly hub: Hub,
     private readonly server: Server,
     private readonly transport: Pick<NodeStreamableTransport, 'deliver' | 'sessionId'>,
+    private readonly listings: ToolListings,
+    /** The tools this session lists and may call (`/mcp?tools=…`). */
+    private readonly profile: ToolProfile,
   ) {}
 
   /**
@@ -65,8 +73,21 @@ export class ToolCalls {
       if (params?.requestId !== undefined) this.inFlight.get(params.requestId)?.abort(params.reason);
       return false;
     }
-    if (message.method !== 'tools/call' || !('id' in message)) return false;
+    if (!('id' in message)) return false;
     const id = message.id as RequestId;
+    if (message.method === 'tools/list') {
+      try {
+        this.send({
+          jsonrpc: '2.0',
+          id,
+          result: this.listings.result(this.profile),
+        } as JSONRPCMessage);
+      } catch (err) {
+        this.failed(id, err);
+      }
+      return true;
+    }
+    if (message.method !== 'tools/call') return false;
     try {
       this.call(id, message.params);
     } catch (err) {
@@ -128,6 +149,7 @@ export class ToolCalls {
         ),
       );
     }
+    if (!this.profile.has(tool)) return this.answer(id, toCallResult(this.outsideProfile(tool)));
     const abort = new LazyAbort();
     const answer = this.hub.answer(tool, args ?? {}, {
       caller: this.caller(),
@@ -160,6 +182,18 @@ export class ToolCalls {
       },
     );
     return undefined;
+  }
+
+  /** not_found for a tool the session's profile leaves out, naming the profiles that have it. */
+  private outsideProfile(tool: AnyTool) {
+    const others = profilesWith(tool);
+    const smallest = others[0] ?? 'all';
+    return fail(
+      'not_found',
+      `${tool.name} is not in this session's tool profile "${this.profile.name}"; it is in ${others
+        .map((p) => `"${p}"`)
+        .join(', ')}: connect to ${profileUrl('/mcp', smallest)} to use it`,
+    );
   }
 
   private caller(): CallerInfo {

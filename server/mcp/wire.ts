@@ -1,8 +1,10 @@
 // The JSON text of outgoing JSON-RPC messages. A tools/call result carries its envelope twice
 // (structuredContent and the text content); when the envelope's JSON is already known (ok() measured
-// it), the answer is spliced from that text instead of serialising the envelope again, twice.
+// it), the answer is spliced from that text instead of serialising the envelope again, twice. A result
+// whose JSON is kept ready (tools/list, see listing.ts) is written as it is.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { Envelope } from '../../shared/envelope/index.ts';
+import { GzipHead } from './compress.ts';
 
 /** The envelope's JSON text, riding on a tools/call result (JSON.stringify skips symbol keys). */
 const ENVELOPE_TEXT = Symbol('cos.envelopeText');
@@ -47,6 +49,46 @@ interface Splice {
 const HEAD = '{"result":{"content":[{"type":"text","text":';
 const MIDDLE = '}],"structuredContent":';
 
+/** A result kept ready: its JSON text, and the gzip of the answers made of it once one is asked for. */
+interface Ready {
+  json: string;
+  gzip?: GzipHead;
+}
+const READY = Symbol('cos.readyResult');
+
+/** A result to send as this JSON text, byte for byte (it must be the JSON of an object). Keep and reuse it. */
+export function readyResult(json: string): Record<string, unknown> {
+  return { [READY]: { json } satisfies Ready };
+}
+
+function readyOf(message: unknown): Ready | undefined {
+  return (message as { result?: { [READY]?: Ready } }).result?.[READY];
+}
+
+/** The JSON-RPC answer's text around its result: everything before the id, and the id to the end. */
+function readyParts(message: unknown, ready: Ready): [head: string, tail: string] {
+  const m = message as { jsonrpc?: unknown; id?: unknown };
+  return [`{"result":${ready.json},"jsonrpc":${JSON.stringify(m.jsonrpc)},"id":`, `${JSON.stringify(m.id)}}`];
+}
+
+/** The message's JSON when its result is kept ready, else undefined. */
+function readyJson(message: unknown): string | undefined {
+  const ready = readyOf(message);
+  return ready && readyParts(message, ready).join('');
+}
+
+/**
+ * The gzip of an answer whose result is kept ready, with the result compressed only once for all the
+ * answers made of it (see GzipHead); undefined for any other message.
+ */
+export function readyGzip(message: unknown): Buffer | undefined {
+  const ready = readyOf(message);
+  if (!ready) return undefined;
+  const [head, tail] = readyParts(message, ready);
+  ready.gzip ??= new GzipHead(head);
+  return ready.gzip.with(tail);
+}
+
 /** The parts of a tools/call answer whose envelope text is known, or undefined for any other message. */
 function spliceOf(message: unknown): Splice | undefined {
   const m = message as { jsonrpc?: unknown; id?: unknown; result?: Spliceable };
@@ -74,7 +116,7 @@ function spliceOf(message: unknown): Splice | undefined {
 /** The JSON of one outgoing message: `JSON.stringify(message)`, spliced for a known envelope. */
 export function messageJson(message: unknown): string {
   const splice = spliceOf(message);
-  if (!splice) return JSON.stringify(message);
+  if (!splice) return readyJson(message) ?? JSON.stringify(message);
   return `${HEAD}${splice.escaped}${MIDDLE}${splice.text}${splice.tail}`;
 }
 
@@ -85,7 +127,7 @@ export function messageJson(message: unknown): string {
  */
 export function messageBody(message: unknown): string | Buffer {
   const splice = spliceOf(message);
-  if (!splice) return JSON.stringify(message);
+  if (!splice) return readyJson(message) ?? JSON.stringify(message);
   const { text, escaped, tail, ascii } = splice;
   // Plain ASCII escapes to plain ASCII: its byte counts are its lengths, and latin1 copies it as it is.
   const encoding = ascii ? 'latin1' : 'utf8';

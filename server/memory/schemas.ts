@@ -4,19 +4,21 @@ import { type Static, Type } from '@sinclair/typebox';
 import '../tools/formats.ts';
 import { IMPACTS, MEMORY_TYPES } from './store.ts';
 
+/** The type names alone, where cos_observation_record's description of them already reached the agent. */
+export const MemoryTypeNameSchema = Type.Union(MEMORY_TYPES.map((t) => Type.Literal(t)));
+
 export const MemoryTypeSchema = Type.Union(
   MEMORY_TYPES.map((t) => Type.Literal(t)),
   {
     description:
-      'pattern: a way of doing things that works here; decision: a choice made and why; pitfall: something that ' +
-      'went wrong and how to avoid it; fact: a verified statement about the code or setup; preference: how the ' +
-      'user or team wants things done',
+      'pattern: what works here; decision: a choice and why; pitfall: what went wrong, how to avoid it; ' +
+      'fact: verified about the code or setup; preference: how the team wants it',
   },
 );
 
 export const ImpactSchema = Type.Union(
   IMPACTS.map((t) => Type.Literal(t)),
-  { description: 'How much getting this wrong would cost: low, medium, high or critical' },
+  {},
 );
 
 /** Session ids name files and rows: a safe charset, no path separators. */

@@ -39,4 +39,10 @@ export interface ToolContext {
   signal: AbortSignal;
   /** Reports progress of a long tool (MCP progress notifications when the client asked for them). */
   progress: (report: ProgressReport) => void;
+  /**
+   * The size, in budget characters, the answer's envelope will be trimmed to (the agent budget on MCP),
+   * or undefined when no budget applies (REST serves a browser). A tool that can page its answer itself
+   * (the graph export) reads it to answer a page that fits instead of a body the trimmer must cut.
+   */
+  budget?: number | undefined;
 }

@@ -148,6 +148,32 @@ describe('Health & Settings', () => {
     }
   });
 
+  for (const theme of ['light', 'dark'] as const) {
+    test(`lists the MCP tool profiles with their URLs, and the commands follow the one chosen (${theme})`, async () => {
+      const { page, errors, close } = await openPage(browser, { colorScheme: theme });
+      try {
+        await page.goto(`${hub.url}/settings`);
+        const core = page.locator('[data-profile="core"]');
+        await core.waitFor();
+        for (const name of ['all', 'core', 'board', 'graph']) {
+          const url = name === 'all' ? `${hub.url}/mcp` : `${hub.url}/mcp?tools=${name}`;
+          const row = page.locator(`[data-profile="${name}"]`);
+          assert.equal(await row.locator('code').textContent(), url, name);
+          assert.match((await row.textContent()) ?? '', /\d+ tools/, name);
+        }
+        await core.locator('input[type="radio"]').check();
+        assert.equal(await page.getByTestId('mcp-url').textContent(), `${hub.url}/mcp?tools=core`);
+        const text = (await page.locator('main').textContent()) ?? '';
+        assert.ok(text.includes(`claude mcp add --transport http cos ${hub.url}/mcp?tools=core`));
+        await page.locator('#connect-title').scrollIntoViewIfNeeded();
+        await screenshot(page, `settings-profiles-${theme}`);
+        assert.deepEqual(errors, []);
+      } finally {
+        await close();
+      }
+    });
+  }
+
   test('turning a module off and on from the page changes the hub', async () => {
     const { page, errors, close } = await openPage(browser);
     try {

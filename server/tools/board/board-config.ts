@@ -6,8 +6,7 @@ export const taskBoardConfigTool = defineTool({
   name: 'cos_task_board_config',
   title: 'Board configuration',
   description:
-    "The board's columns in display order with their WIP caps and allowed transitions, the swimlanes (configured and " +
-    'in use), and where the caps come from ($COS_STATE_DIR/board.json; config_error says why it was ignored).',
+    "The board's columns, WIP caps, allowed transitions and swimlanes, and where the caps come from.",
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object({}, { additionalProperties: false }),

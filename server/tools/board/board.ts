@@ -15,25 +15,16 @@ export const BoardInputSchema = Type.Object(
   {
     status: Type.Optional(StatusSchema),
     kind: Type.Optional(KindSchema),
-    swimlane: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'Only cards in this swimlane' }),
-    ),
-    epic: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'Only cards of this epic' }),
-    ),
-    label: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 60, description: 'Only cards with this label, e.g. ready' }),
-    ),
-    include_archive: Type.Optional(
-      Type.Boolean({ default: false, description: 'Show the archive column too' }),
-    ),
-    limit: Type.Optional(LimitSchema(20, 'Cards per column')),
+    swimlane: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    epic: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    label: Type.Optional(Type.String({ minLength: 1, maxLength: 60 })),
+    include_archive: Type.Optional(Type.Boolean({ default: false })),
+    limit: Type.Optional(LimitSchema(20, 'per column')),
     cursor: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 1000,
-        description:
-          "A column's next_cursor from meta.next_cursor: answers that column's next page only (keep the same filters)",
+        description: "meta.next_cursor, or a column's for that column",
       }),
     ),
   },
@@ -94,10 +85,7 @@ export const taskBoardTool = defineTool({
   name: 'cos_task_board',
   title: 'Task board',
   description:
-    'The Scrumban board: each column (status) with its count, WIP cap and a page of cards, highest priority first. ' +
-    'Filter by status, kind, swimlane, epic or label. meta.next_cursor pages every unfinished column at once (follow ' +
-    "it until null to see every card); a column's own next_cursor pages just that column. meta.parse_errors lists " +
-    'task files that do not parse.',
+    'The board: each column with its count, WIP cap and a page of cards, best first. meta.next_cursor pages on; meta.parse_errors names broken files.',
   module: 'tasks',
   layer: 'tasks',
   input: BoardInputSchema,

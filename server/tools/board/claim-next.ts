@@ -13,17 +13,13 @@ export const taskClaimNextTool = defineTool({
   name: 'cos_task_claim_next',
   title: 'Claim the next task',
   description:
-    'Atomically takes the highest-priority "ready" task whose dependencies are all complete (emergency first) and ' +
-    'moves it to in_progress for your agent session; two agents never get the same task. claimed is false when ' +
-    'nothing is ready. Respects the in_progress WIP cap unless bypass_wip is set with a reason.',
+    'Claims the best ready task whose dependencies are done and moves it to in_progress for you, atomically; claimed is false when none is.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
     {
       agent_session: Type.Optional(AgentSessionSchema),
-      swimlane: Type.Optional(
-        Type.String({ minLength: 1, maxLength: 100, description: 'Only claim from this swimlane' }),
-      ),
+      swimlane: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
       bypass_wip: Type.Optional(BypassWipSchema),
       reason: Type.Optional(ReasonSchema),
     },

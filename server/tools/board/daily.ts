@@ -36,20 +36,19 @@ export const taskDailyTool = defineTool({
   name: 'cos_task_daily',
   title: 'The daily',
   description:
-    'What moved on the board in the last day (or since a time): tasks completed, started and blocked, with who and when, and those stuck in progress with no activity past stuck_hours.',
+    'What moved on the board in the last day (or since a time): completed, started and blocked, with who, and tasks stuck in progress.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
     {
       since: Type.Optional(InstantSchema('start of the window (default: hours ago)')),
-      hours: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 720, description: 'window length (default 24)' }),
-      ),
+      hours: Type.Optional(Type.Integer({ minimum: 1, maximum: 720, default: 24 })),
       stuck_hours: Type.Optional(
         Type.Integer({
           minimum: 1,
           maximum: 8760,
-          description: 'idle time that makes a task stuck (default 24)',
+          default: 24,
+          description: 'idle hours that make a task stuck',
         }),
       ),
     },

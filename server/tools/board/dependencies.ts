@@ -6,8 +6,7 @@ export const taskDependenciesTool = defineTool({
   name: 'cos_task_dependencies',
   title: 'What a task depends on',
   description:
-    'The tasks this one depends_on, each with done (complete, or archived after completion), ids that name no task, ' +
-    'and all_complete: whether the task can be claimed as far as dependencies go.',
+    'The tasks this one depends on, each done or not, and all_complete: whether its dependencies let it be claimed.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object({ id: TaskIdSchema }, { additionalProperties: false }),

@@ -5,7 +5,7 @@ import { boardOf, CardSchema, TaskIdSchema } from './schemas.ts';
 export const taskDependentsTool = defineTool({
   name: 'cos_task_dependents',
   title: 'What depends on a task',
-  description: 'The tasks whose depends_on names this one: what finishing it unblocks.',
+  description: 'The tasks that depend on this one: what finishing it unblocks.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object({ id: TaskIdSchema }, { additionalProperties: false }),

@@ -15,17 +15,13 @@ import {
   TextListSchema,
 } from './schemas.ts';
 
-const clearable = (description: string) =>
-  Type.String({ maxLength: 100, description: `${description}; an empty string clears it` });
+const clearable = () => Type.String({ maxLength: 100, description: '"" clears it' });
 
 export const taskEditTool = defineTool({
   name: 'cos_task_edit',
   title: 'Edit a task',
   description:
-    "Changes a task's fields or its Outcome / Read First / Acceptance sections (status changes go through " +
-    'cos_task_move, notes through cos_work_log_append). Only the changed lines of the file are rewritten; keys and ' +
-    'sections the hub does not know are kept byte for byte. Pass expected_version to refuse the edit if someone ' +
-    'changed the task since you read it.',
+    "Changes a task's fields or sections, keeping what the hub does not know byte for byte. Status: cos_task_move; notes: cos_work_log_append.",
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
@@ -39,20 +35,20 @@ export const taskEditTool = defineTool({
         Type.String({
           pattern: '^$|^[1-9][0-9]{0,3}(m|h|d|w|cy)$',
           maxLength: 8,
-          description: '30m, 2h, 1d, 1w, 1cy; "" clears it',
+          description: '"" clears it',
         }),
       ),
-      swimlane: Type.Optional(clearable('Swimlane')),
-      epic: Type.Optional(clearable('Epic')),
-      labels: Type.Optional(LabelListSchema('Replaces all labels')),
-      add_labels: Type.Optional(LabelListSchema('Labels to add, e.g. ["ready"]')),
-      remove_labels: Type.Optional(LabelListSchema('Labels to remove')),
-      depends_on: Type.Optional(TaskIdListSchema('Replaces the dependencies (must exist, no cycles)')),
-      blocked_by: Type.Optional(TextListSchema('Replaces what blocks the task')),
-      references: Type.Optional(TextListSchema('Replaces the references')),
-      outcome: Type.Optional(SectionTextSchema('Replaces the Outcome section')),
-      read_first: Type.Optional(SectionTextSchema('Replaces the Read First section')),
-      acceptance: Type.Optional(SectionTextSchema('Replaces the Acceptance section (Given/When/Then)')),
+      swimlane: Type.Optional(clearable()),
+      epic: Type.Optional(clearable()),
+      labels: Type.Optional(LabelListSchema()),
+      add_labels: Type.Optional(LabelListSchema()),
+      remove_labels: Type.Optional(LabelListSchema()),
+      depends_on: Type.Optional(TaskIdListSchema()),
+      blocked_by: Type.Optional(TextListSchema()),
+      references: Type.Optional(TextListSchema()),
+      outcome: Type.Optional(SectionTextSchema()),
+      read_first: Type.Optional(SectionTextSchema()),
+      acceptance: Type.Optional(SectionTextSchema()),
       agent_session: Type.Optional(AgentSessionSchema),
     },
     { additionalProperties: false },

@@ -23,19 +23,18 @@ export const taskHistoryTool = defineTool({
   name: 'cos_task_history',
   title: 'Task history',
   description:
-    'What happened to a task, oldest first: created, status moves (with reason and WIP bypasses), edits (which fields), ' +
-    'work-log entries, and changes made to its file by hand or by git; with include_commits, the commits linked to it.',
+    'What happened to a task, oldest first: moves with reasons, edits, work-log entries, changes by hand or git; include_commits adds commits.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
     {
       id: TaskIdSchema,
       after_seq: Type.Optional(
-        Type.Integer({ minimum: 0, description: 'Only events after this seq (next_after_seq)' }),
+        Type.Integer({ minimum: 0, description: 'next_after_seq of the previous page' }),
       ),
       limit: Type.Optional(LimitSchema(100)),
       include_commits: Type.Optional(
-        Type.Boolean({ description: 'add commit events: commits naming the task or on its branch' }),
+        Type.Boolean({ description: 'also commits naming it or on its branch' }),
       ),
     },
     { additionalProperties: false },

@@ -16,9 +16,7 @@ export const taskMoveTool = defineTool({
   name: 'cos_task_move',
   title: 'Move a task',
   description:
-    "Moves a task to another column. Only the board's transitions are allowed (a refusal names the allowed targets), " +
-    'and WIP caps hold unless bypass_wip is set with a reason (both recorded). Moving to in_progress assigns the task ' +
-    'to agent_session. The reason goes to the history and the Work Log.',
+    'Moves a task to another column when the board allows the transition and the WIP cap holds; in_progress assigns it to agent_session.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
@@ -30,7 +28,7 @@ export const taskMoveTool = defineTool({
       bypass_wip: Type.Optional(BypassWipSchema),
       bypass_gates: Type.Optional(
         Type.Boolean({
-          description: "Pass board.json's quality gates anyway; needs a reason, both recorded",
+          description: 'skip the quality gates; needs a reason',
         }),
       ),
       agent_session: Type.Optional(AgentSessionSchema),

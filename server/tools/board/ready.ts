@@ -6,8 +6,7 @@ export const taskReadyTool = defineTool({
   name: 'cos_task_ready',
   title: 'Ready queue',
   description:
-    'Tasks labelled "ready" in icebox or emergency, in the order cos_task_claim_next takes them (emergency first, then ' +
-    'priority). claimable is false while a dependency is not complete.',
+    'Ready tasks in the order cos_task_claim_next takes them; claimable is false while a dependency is open.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(

@@ -22,7 +22,7 @@ export const taskRetroTool = defineTool({
   name: 'cos_task_retro',
   title: 'The retro',
   description:
-    "Flow over a window (default the last 4 weeks): completions per ISO week, cycle time (first in_progress to complete) and lead time (created to complete) as median and p85 per kind and swimlane, each UTC day's count per status (cumulative flow, WIP) and hours spent blocked.",
+    'Flow over weeks (default 4): completions per week, cycle and lead time (median, p85) by kind and swimlane, daily counts per status, hours blocked.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
@@ -33,7 +33,7 @@ export const taskRetroTool = defineTool({
         Type.Integer({
           minimum: 1,
           maximum: 52,
-          description: 'window length when from is omitted (default 4)',
+          default: 4,
         }),
       ),
     },

@@ -15,56 +15,42 @@ export const stringEnum = <T extends string>(values: readonly T[], description?:
     description === undefined ? {} : { description },
   ) as unknown as TUnion<TLiteral<T>[]>;
 
-export const StatusSchema = stringEnum(STATUSES, 'Board column (status); "ready" is a label, not a status');
-export const KindSchema = stringEnum(KINDS, 'What sort of work the task is');
-export const PrioritySchema = stringEnum(PRIORITIES, 'P0 (drop everything) to P3 (when there is time)');
+export const StatusSchema = stringEnum(STATUSES);
+export const KindSchema = stringEnum(KINDS);
+export const PrioritySchema = stringEnum(PRIORITIES, 'P0 urgent … P3 when there is time');
 
 export const TaskIdSchema = Type.String({
   pattern: '^(?:[Tt][Aa][Ss][Kk]-)?[1-9][0-9]{0,8}$',
-  description: 'Task id, e.g. TASK-12 (or just 12)',
   maxLength: 14,
 });
 export const ExpectedVersionSchema = Type.Integer({
   minimum: 1,
-  description:
-    'The version you last read (cos_task_show); the write is refused if the task changed since, so no update is lost',
 });
 export const AgentSessionSchema = Type.String({
   minLength: 1,
   maxLength: 200,
-  description: 'The calling agent session id, recorded on the task and in its history',
 });
 export const ReasonSchema = Type.String({
   minLength: 1,
   maxLength: 2000,
-  description: 'Why; recorded in the history and the Work Log',
 });
-export const BypassWipSchema = Type.Boolean({
-  description: "Go over the target column's WIP cap; needs a reason, and both are recorded",
-});
-export const LabelListSchema = (description: string) =>
-  Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50, description });
-export const TaskIdListSchema = (description: string) =>
-  Type.Array(TaskIdSchema, { maxItems: 100, description });
-export const TextListSchema = (description: string) =>
-  Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 100, description });
-export const SectionTextSchema = (description: string) => Type.String({ maxLength: 20_000, description });
+export const BypassWipSchema = Type.Boolean({});
+export const LabelListSchema = () =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 60 }), { maxItems: 50 });
+export const TaskIdListSchema = () => Type.Array(TaskIdSchema, { maxItems: 100 });
+export const TextListSchema = () =>
+  Type.Array(Type.String({ minLength: 1, maxLength: 500 }), { maxItems: 100 });
+export const SectionTextSchema = () => Type.String({ maxLength: 20_000 });
 export const AppetiteSchema = Type.String({
   pattern: APPETITE_PATTERN,
   maxLength: 8,
-  description: 'How much time the task is worth: 30m, 2h, 1d, 1w, 1cy (cycles)',
+  description: '30m, 2h, 1d, 1w or 1cy',
 });
-export const LimitSchema = (def: number, description = 'Page size') =>
-  Type.Integer({
-    minimum: 1,
-    maximum: 500,
-    default: def,
-    description: `${description} (1–500, default ${def})`,
-  });
+export const LimitSchema = (def: number, description?: string) =>
+  Type.Integer({ minimum: 1, maximum: 500, default: def, ...(description ? { description } : {}) });
 export const OffsetSchema = Type.Integer({
   minimum: 0,
   maximum: 1_000_000,
-  description: 'Results to skip (from next_offset)',
 });
 
 const opt = <T extends TSchema>(s: T) => Type.Optional(s);

@@ -14,14 +14,12 @@ export const taskSearchTool = defineTool({
   name: 'cos_task_search',
   title: 'Search tasks',
   description:
-    'Full-text search over task titles and bodies (every word must match; the last may be a prefix), best match first ' +
-    '(bm25, title weighted above body), with a snippet around the match (**marked**). Archived tasks only with ' +
-    'include_archive or status archive.',
+    'Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
     {
-      query: Type.String({ minLength: 1, maxLength: 500, description: 'Words to look for' }),
+      query: Type.String({ minLength: 1, maxLength: 500 }),
       status: Type.Optional(StatusSchema),
       include_archive: Type.Optional(Type.Boolean({ default: false })),
       limit: Type.Optional(LimitSchema(20)),

@@ -6,8 +6,7 @@ export const taskShowTool = defineTool({
   name: 'cos_task_show',
   title: 'Show a task',
   description:
-    'One task as its file says now: front matter, the Outcome, Read First, Acceptance and Work Log sections, and its ' +
-    'version (pass it as expected_version when you change the task).',
+    'One task as its file says now: front matter, Outcome, Read First, Acceptance, Work Log, and the version to pass when you change it.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object({ id: TaskIdSchema }, { additionalProperties: false }),

@@ -13,19 +13,15 @@ export const taskChangesTool = defineTool({
   name: 'cos_task_changes',
   title: "A task's whole change",
   description:
-    "What a task changed: its branch (task/TASK-12-…) against the base, else its linked commits, as files and hunks with the changed symbols, their impact tiers, the tests covering them and a risk level with reasons (cos_graph_detect_changes' engine).",
+    'What a task changed (its branch against the base, else its linked commits): files, changed symbols, their impact, covering tests, risk.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
     {
       id: TaskIdSchema,
-      base: Type.Optional(RefInput('branch to compare with (default origin/HEAD, main or master)')),
-      depth: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 5, description: 'hops of consumers (default 2)' }),
-      ),
-      limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 500, description: 'entries per list (default 200)' }),
-      ),
+      base: Type.Optional(RefInput('default origin/HEAD, main or master')),
+      depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 2 })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 200 })),
     },
     { additionalProperties: false },
   ),

@@ -5,9 +5,7 @@ import { boardOf, StatusSchema, WipColumnSchema } from './schemas.ts';
 export const taskWipCheckTool = defineTool({
   name: 'cos_task_wip_check',
   title: 'WIP check',
-  description:
-    'Each WIP-capped column with its count and cap, the columns over their cap (violations, e.g. after hand edits), and ' +
-    'the most recent recorded bypasses with their reasons.',
+  description: 'WIP-capped columns with count and cap, those over it, and the recent recorded bypasses.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object({}, { additionalProperties: false }),

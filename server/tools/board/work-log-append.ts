@@ -13,8 +13,7 @@ export const workLogAppendTool = defineTool({
   name: 'cos_work_log_append',
   title: 'Append to a Work Log',
   description:
-    "Adds a timestamped line to the task's Work Log section (with your agent_session), e.g. what was done, found or " +
-    'decided. Appends do not conflict, so expected_version is optional.',
+    "Adds a timestamped line to a task's Work Log: what was done, found or decided. Appends never conflict.",
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
@@ -23,7 +22,6 @@ export const workLogAppendTool = defineTool({
       text: Type.String({
         minLength: 1,
         maxLength: 10_000,
-        description: 'The entry; several lines are kept together',
       }),
       expected_version: Type.Optional(ExpectedVersionSchema),
       agent_session: Type.Optional(AgentSessionSchema),

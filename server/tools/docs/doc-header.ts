@@ -22,7 +22,6 @@ export const DocHeaderInputSchema = Type.Object(
     path: Type.String({
       minLength: 1,
       maxLength: 500,
-      description: 'Repository-relative path, e.g. docs/guide.md',
     }),
   },
   { additionalProperties: false },
@@ -32,8 +31,7 @@ export const docHeaderTool = defineTool({
   name: 'cos_doc_header',
   title: "A document's front matter and title",
   description:
-    'Front matter and first heading of one document, without its body: cheap way to check what a doc is ' +
-    'before reading it.',
+    "A document's front matter and first heading, without its body: what a doc is before reading it.",
   module: 'docs',
   layer: 'docs',
   input: DocHeaderInputSchema,

@@ -7,35 +7,26 @@ export const DocHeadersByInputSchema = Type.Object(
     key: Type.String({
       minLength: 1,
       maxLength: 100,
-      description: 'Front matter key, e.g. status, tags, owner',
     }),
     value: Type.Optional(
       Type.String({
         maxLength: 200,
-        description:
-          'Match when the value equals this (case-insensitive); for a list, when any item does. Omit to match ' +
-          'every document that has the key',
+        description: 'equal, case-insensitive (any item of a list)',
       }),
     ),
     path_prefix: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 500,
-        description: 'Only documents under this path, e.g. docs/adr/',
       }),
     ),
     doc_type: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z0-9_-]{1,40}$',
-        description: 'Only documents of this type (see cos_doc_search)',
       }),
     ),
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Documents per page' }),
-    ),
-    offset: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 100_000, default: 0, description: 'next_offset from meta' }),
-    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 100_000, default: 0 })),
   },
   { additionalProperties: false },
 );
@@ -44,8 +35,7 @@ export const docHeadersByTool = defineTool({
   name: 'cos_doc_headers_by',
   title: 'Documents by front matter',
   description:
-    'Documents whose front matter has a key (and optionally a value): e.g. every ADR with status accepted, every ' +
-    'doc tagged security. Returns headers only; open one with cos_doc_search or by path.',
+    'Documents whose front matter has a key (and optionally a value), e.g. ADRs with status accepted. Headers only.',
   module: 'docs',
   layer: 'docs',
   input: DocHeadersByInputSchema,

@@ -20,27 +20,21 @@ export const DocSearchInputSchema = Type.Object(
     query: Type.String({
       minLength: 1,
       maxLength: 500,
-      description: 'Words to look for; any script. Operators and quotes are searched as plain text',
     }),
     path_prefix: Type.Optional(
       Type.String({
         minLength: 1,
         maxLength: 500,
-        description: 'Only documents under this path, e.g. docs/adr/',
       }),
     ),
     doc_type: Type.Optional(
       Type.String({
         pattern: '^[A-Za-z0-9_-]{1,40}$',
-        description: 'Front matter type, or readme, changelog, contributing, adr, task, doc',
+        description: 'front matter type, or readme, changelog, adr, task, doc',
       }),
     ),
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Results per page' }),
-    ),
-    offset: Type.Optional(
-      Type.Integer({ minimum: 0, maximum: 10_000, default: 0, description: 'next_offset from meta' }),
-    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10 })),
+    offset: Type.Optional(Type.Integer({ minimum: 0, maximum: 10_000, default: 0 })),
   },
   { additionalProperties: false },
 );
@@ -49,8 +43,7 @@ export const docSearchTool = defineTool({
   name: 'cos_doc_search',
   title: 'Search the documentation',
   description:
-    "Full-text search over the repository's markdown and text docs, chunked by section. Each result names the " +
-    'file, heading path and anchor to open, with a snippet and bm25 score. Ask the docs before reading code.',
+    "Full-text search over the repository's docs by section: file, heading path, anchor and snippet. Ask the docs before reading code.",
   module: 'docs',
   layer: 'docs',
   input: DocSearchInputSchema,

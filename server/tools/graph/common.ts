@@ -14,27 +14,27 @@ export type EdgeTypeName = (typeof EDGE_TYPES)[number];
 
 export const EdgeTypeSchema = Type.Union(
   EDGE_TYPES.map((t) => Type.Literal(t)),
-  { description: 'an edge type of the code graph' },
+  {},
 );
 export const NodeKindSchema = Type.Union(
   NODE_KINDS.map((k) => Type.Literal(k)),
-  { description: 'a node kind of the code graph' },
+  {},
 );
 
-export const NodeRefInput = (description: string) =>
+/** A node as agents name it (the forms are listed once, in the MCP instructions); `note` adds to it. */
+export const NodeRefInput = (note?: string) =>
   Type.String({
     minLength: 1,
     maxLength: 1000,
-    description: `${description}: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), \`path::qualified.name\`, or a name (run, Store.add)`,
+    description: note ? `uid, path or name; ${note}` : 'uid, path or name',
   });
 
 export const LimitInput = (max: number, fallback: number) =>
-  Type.Optional(Type.Integer({ minimum: 1, maximum: max, description: `page size (default ${fallback})` }));
+  Type.Optional(Type.Integer({ minimum: 1, maximum: max, default: fallback }));
 export const OffsetInput = Type.Optional(
   Type.Integer({
     minimum: 0,
     maximum: 1_000_000,
-    description: 'skip this many (meta.next_offset of the previous page)',
   }),
 );
 

@@ -75,36 +75,32 @@ export const graphContextTool = defineTool({
   name: 'cos_graph_context',
   title: 'A node and its neighbours',
   description:
-    'One node (uid, path or name) with its neighbours grouped by edge type (`edges_by_type`, each entry marked out or in), the total per type, and the source excerpt on request. depth ≥ 2 adds a summary counting what lies within that many hops.',
+    'A node and its neighbours by edge type, in and out, with totals; its source on request. Start here to understand a symbol.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      node: NodeRefInput('the node'),
+      node: NodeRefInput(),
       depth: Type.Optional(
         Type.Integer({
           minimum: 1,
           maximum: 4,
-          description: 'hops for the summary counts (default 1: none)',
+          default: 1,
+          description: 'hops counted in a summary (1: none)',
         }),
       ),
-      edge_types: Type.Optional(
-        Type.Array(EdgeTypeSchema, { maxItems: 12, description: 'only these edge types' }),
-      ),
+      edge_types: Type.Optional(Type.Array(EdgeTypeSchema, { maxItems: 12 })),
       per_type: Type.Optional(
         Type.Integer({
           minimum: 1,
           maximum: 500,
-          description: 'neighbours listed per edge type and direction (default 25)',
+          default: 25,
+          description: 'per edge type and direction',
         }),
       ),
       offset: OffsetInput,
-      include_source: Type.Optional(
-        Type.Boolean({ description: "add the node's source lines (default false)" }),
-      ),
-      max_source_lines: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 2000, description: 'cap on the excerpt (default 200)' }),
-      ),
+      include_source: Type.Optional(Type.Boolean({ default: false })),
+      max_source_lines: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, default: 200 })),
     },
     { additionalProperties: false },
   ),

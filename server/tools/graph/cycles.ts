@@ -7,13 +7,13 @@ export const graphCyclesTool = defineTool({
   name: 'cos_graph_cycles',
   title: 'Dependency cycles',
   description:
-    'Import cycles between files (or call cycles between functions with edge_type=calls): each strongly connected group with its members and one shortest cycle through it, largest first. Recursive functions are counted apart (self_loops).',
+    'Import cycles between files (or call cycles), each group with its members and a shortest cycle, largest first.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
       edge_type: Type.Optional(
-        Type.Union([Type.Literal('imports'), Type.Literal('calls')], { description: 'default imports' }),
+        Type.Union([Type.Literal('imports'), Type.Literal('calls')], { default: 'imports' }),
       ),
       limit: LimitInput(500, 50),
       offset: OffsetInput,

@@ -21,7 +21,7 @@ export const graphDeadCodeTool = defineTool({
   name: 'cos_graph_dead_code',
   title: 'Symbols nothing references',
   description:
-    'Functions, methods, classes and types that no edge of the graph points at (containment aside), with a confidence: low when the name still appears in its file or an importer (a value use, such as a callback), when name-only calls could reach it, or when it is exported (outside users are invisible). Test files and conventional entry points are left out.',
+    'Functions, classes and types nothing references, with a confidence (low for exports and value uses). Tests and entry points are left out.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
@@ -32,13 +32,11 @@ export const graphDeadCodeTool = defineTool({
           description: `node kinds (default ${DEFAULT_KINDS.join(', ')})`,
         }),
       ),
-      path_prefix: Type.Optional(
-        Type.String({ maxLength: 1000, description: 'only under this repo path (a file or folder)' }),
-      ),
-      include_tests: Type.Optional(Type.Boolean({ description: 'include test files (default false)' })),
+      path_prefix: Type.Optional(Type.String({ maxLength: 1000 })),
+      include_tests: Type.Optional(Type.Boolean({ default: false })),
       min_confidence: Type.Optional(
         Type.Union([Type.Literal('low'), Type.Literal('medium'), Type.Literal('high')], {
-          description: 'default low (all)',
+          default: 'low',
         }),
       ),
       limit: LimitInput(500, 100),

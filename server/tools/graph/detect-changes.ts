@@ -13,24 +13,16 @@ export const graphDetectChangesTool = defineTool({
   name: 'cos_graph_detect_changes',
   title: 'What the current changes touch',
   description:
-    'The git working tree against HEAD (staged, unstaged and untracked), or a commit range (`base`, optional `head`), mapped to the changed symbols, their downstream consumers (who depends on them, to `depth` hops, in impact tiers), the tests covering them and the board tasks whose references name those files, with a risk level and its reasons. Reads git only; changes nothing.',
+    "Maps the working tree's changes (or a commit range) to changed symbols, their consumers, covering tests and the tasks naming the files, with a risk.",
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      base: Type.Optional(
-        RefInput(
-          'a commit or ref to compare with (or a range a..b); omitted = the working tree against HEAD',
-        ),
-      ),
-      head: Type.Optional(RefInput('the other end of the range (default: the working tree)')),
-      depth: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 5, description: 'hops of consumers (default 2)' }),
-      ),
-      limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 2000, description: 'entries per list (default 200)' }),
-      ),
-      hunks: Type.Optional(Type.Boolean({ description: "include each file's hunks (default false)" })),
+      base: Type.Optional(RefInput('a commit or range a..b; default the working tree against HEAD')),
+      head: Type.Optional(RefInput('default the working tree')),
+      depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 2 })),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, default: 200 })),
+      hunks: Type.Optional(Type.Boolean({ default: false, description: "each file's hunks" })),
     },
     { additionalProperties: false },
   ),

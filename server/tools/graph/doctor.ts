@@ -23,15 +23,13 @@ export const graphDoctorTool = defineTool({
   name: 'cos_graph_doctor',
   title: 'Check the code graph',
   description:
-    'Integrity of the code graph: dangling and duplicate edges, self-loops, orphaned nodes (in-repo, phantom, external stubs), malformed uids or paths, stale paths, the slowest extractions and files that failed to parse. healthy ignores the informational categories (meta.informational_categories). fix: true deletes only the fixable categories (meta.fixable_categories), then has the indexer reload; `issues` then describes the graph after the repair.',
+    'Checks the code graph (dangling edges, orphans, stale paths, parse failures); fix: true deletes the fixable findings.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      fix: Type.Optional(Type.Boolean({ description: 'delete the fixable findings (default false)' })),
-      sample_size: Type.Optional(
-        Type.Integer({ minimum: 0, maximum: 100, description: 'examples per category (default 5)' }),
-      ),
+      fix: Type.Optional(Type.Boolean({ default: false })),
+      sample_size: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 5 })),
     },
     { additionalProperties: false },
   ),

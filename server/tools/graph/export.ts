@@ -1,9 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { Db } from '../../db/open.ts';
 import { ToolError } from '../../errors.ts';
-import { selectSubgraph, toDot, toMermaid } from '../../graph/queries/subgraph.ts';
+import { type Subgraph, selectSubgraph, toDot, toMermaid } from '../../graph/queries/subgraph.ts';
+import type { ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { EdgeTypeSchema, graphCall, NodeRefInput, resolveArg, TOOL_READ_ONLY } from './common.ts';
+import { cursorFor, cursorOffset, jsonPage, textPrefix } from './export-page.ts';
 
 const DEPENDENCY_TYPES = [
   'imports',
@@ -56,36 +58,119 @@ const completenessOfExport = (mode: string, capped: boolean) =>
 
 /** Answers per graph generation: the SPA re-asks for the same view often, and the graph only changes with a pass. */
 const CACHE_SIZE = 16;
-const caches = new WeakMap<Db, Map<string, { out: ExportOut; capped: boolean; resolvedFrom?: string }>>();
+interface Cached {
+  out: ExportOut;
+  g: Subgraph;
+  capped: boolean;
+  resolvedFrom?: string;
+}
+const caches = new WeakMap<Db, Map<string, Cached>>();
+
+/**
+ * On MCP (ctx.budget set) an export answers the page that fits the agent budget, unless the caller asked
+ * for the whole subgraph (`budget: "subgraph"`, up to the contract's 5 MB tier); REST draws it whole.
+ */
+function fitted(
+  ctx: ToolContext,
+  input: { cursor?: string | undefined; budget?: 'agent' | 'subgraph' | undefined },
+  entry: Cached,
+  key: string,
+  generation: number,
+  meta: Record<string, unknown>,
+): { out: ExportOut; meta: Record<string, unknown> } {
+  const { out, g } = entry;
+  if (ctx.budget === undefined || input.budget === 'subgraph') {
+    if (input.cursor !== undefined)
+      throw new ToolError(
+        'validation',
+        'cursor pages an export that fits the agent budget; leave it out here',
+      );
+    return { out, meta };
+  }
+  const totals = { nodes: out.node_count, edges: out.edge_count };
+  const cutMeta = (kept: { nodes: number; edges: number }, offset: number, next: number | null) => {
+    const cut = offset > 0 || kept.nodes < totals.nodes || kept.edges < totals.edges;
+    if (!cut) return { ...meta, next_cursor: null };
+    const more = [
+      next !== null && out.nodes ? 'pass meta.next_cursor as cursor for the next page' : undefined,
+      'name a smaller root',
+      out.format === 'json'
+        ? 'ask for format mermaid (about four times as many nodes per answer)'
+        : undefined,
+      'or budget "subgraph" for the whole export (up to 5 MB, for a file or a drawing)',
+    ].filter(Boolean);
+    return {
+      ...meta,
+      next_cursor: next === null || !out.nodes ? null : cursorFor(next, key, generation),
+      page: { offset, nodes: kept.nodes, edges: kept.edges, of_nodes: totals.nodes, of_edges: totals.edges },
+      more: `Cut to fit the agent budget: ${more.join(', ')}.`,
+    };
+  };
+  if (out.nodes && out.edges) {
+    const offset = cursorOffset(input.cursor, key, generation);
+    if (offset >= out.nodes.length && offset > 0)
+      throw new ToolError(
+        'validation',
+        'cursor is past the end of this export; leave it out for the first page',
+      );
+    // Measured with the longest meta the page can have, so the final one is never larger.
+    const probeMeta = cutMeta(totals, offset, offset);
+    const page = jsonPage({ ...out, nodes: out.nodes, edges: out.edges }, offset, ctx.budget, probeMeta);
+    const pageOut = { ...page.out, node_count: page.nodes, edge_count: page.edges };
+    return { out: pageOut, meta: cutMeta(page, offset, page.next) };
+  }
+  if (input.cursor !== undefined)
+    throw new ToolError(
+      'validation',
+      'cursor pages JSON exports only; for more of a text export name a smaller root',
+    );
+  const frame = JSON.stringify({
+    ok: true,
+    data: { ...out, text: '', meta: cutMeta(totals, 1, null) },
+  }).length;
+  const text = textPrefix(g, out.format as 'mermaid' | 'dot', ctx.budget, frame);
+  return {
+    out: { ...out, text: text.text, node_count: text.nodes, edge_count: text.edges },
+    meta: cutMeta(text, 0, null),
+  };
+}
 
 export const graphExportTool = defineTool({
   name: 'cos_graph_export',
   title: 'Export a subgraph',
   description:
-    'A subgraph as JSON `{nodes, edges}`, Mermaid or DOT: containment (the folder/file/symbol tree under a root, default the repo root) or dependencies (imports, calls, inheritance… around a root, or the most connected nodes without one); auto picks containment for folders and the repo, dependencies otherwise. max_nodes ≤ 2000 and max_hops bound it; meta.capped says when max_nodes stopped it.',
+    "A subgraph as JSON, Mermaid or DOT: the containment tree under a root, or dependencies around it. One node's neighbours: cos_graph_context.",
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
       format: Type.Optional(
         Type.Union([Type.Literal('json'), Type.Literal('mermaid'), Type.Literal('dot')], {
-          description: 'default json',
+          default: 'json',
         }),
       ),
-      root: Type.Optional(NodeRefInput('where to start (default the repository root)')),
+      root: Type.Optional(NodeRefInput('default the repository root')),
       mode: Type.Optional(
         Type.Union([Type.Literal('containment'), Type.Literal('dependencies'), Type.Literal('auto')], {
-          description: 'default auto',
+          default: 'auto',
+          description: 'auto: containment for folders, else dependencies',
         }),
       ),
       edge_types: Type.Optional(
         Type.Array(EdgeTypeSchema, {
           maxItems: 12,
-          description: 'dependency edges to follow and show (default: all but contains, links and cites)',
+          description: 'default all but contains, links_to, cites_heading',
         }),
       ),
-      max_nodes: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, description: 'default 500' })),
-      max_hops: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, description: 'default 3' })),
+      max_nodes: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, default: 500 })),
+      max_hops: Type.Optional(Type.Integer({ minimum: 1, maximum: 10, default: 3 })),
+      cursor: Type.Optional(Type.String({ minLength: 1, maxLength: 200, description: 'meta.next_cursor' })),
+      budget: Type.Optional(
+        Type.Union([Type.Literal('agent'), Type.Literal('subgraph')], {
+          default: 'agent',
+          description: 'agent: pages that fit an answer; subgraph: all of it (up to 5 MB)',
+        }),
+      ),
     },
     { additionalProperties: false },
   ),
@@ -114,16 +199,14 @@ export const graphExportTool = defineTool({
     if (hit) {
       cache.delete(key);
       cache.set(key, hit);
-      return {
-        ...hit.out,
-        meta: {
-          ...call.meta,
-          cached: true,
-          capped: hit.capped,
-          completeness: completenessOfExport(hit.out.mode, hit.capped),
-          ...(hit.resolvedFrom ? { resolved_from: hit.resolvedFrom } : {}),
-        },
-      };
+      const answer = fitted(ctx, input, hit, key, call.freshness.generation, {
+        ...call.meta,
+        cached: true,
+        capped: hit.capped,
+        completeness: completenessOfExport(hit.out.mode, hit.capped),
+        ...(hit.resolvedFrom ? { resolved_from: hit.resolvedFrom } : {}),
+      });
+      return { ...answer.out, meta: answer.meta };
     }
 
     let root = r.node('folder:.');
@@ -184,17 +267,16 @@ export const graphExportTool = defineTool({
     } else {
       out = { ...base, text: format === 'mermaid' ? toMermaid(g) : toDot(g) };
     }
-    cache.set(key, { out, capped: g.capped, ...(resolvedFrom ? { resolvedFrom } : {}) });
+    const entry: Cached = { out, g, capped: g.capped, ...(resolvedFrom ? { resolvedFrom } : {}) };
+    cache.set(key, entry);
     if (cache.size > CACHE_SIZE) cache.delete(cache.keys().next().value!);
-    return {
-      ...out,
-      meta: {
-        ...call.meta,
-        cached: false,
-        capped: g.capped,
-        completeness: completenessOfExport(mode, g.capped),
-        ...(resolvedFrom ? { resolved_from: resolvedFrom } : {}),
-      },
-    };
+    const answer = fitted(ctx, input, entry, key, call.freshness.generation, {
+      ...call.meta,
+      cached: false,
+      capped: g.capped,
+      completeness: completenessOfExport(mode, g.capped),
+      ...(resolvedFrom ? { resolved_from: resolvedFrom } : {}),
+    });
+    return { ...answer.out, meta: answer.meta };
   },
 });

@@ -76,35 +76,34 @@ export const graphImpactTool = defineTool({
   name: 'cos_graph_impact',
   title: 'What a change to a node affects',
   description:
-    'Transitive upstream (who depends on the node: what a change can break) or downstream (what it depends on) to `depth` hops, in tiers: will_break (direct, certain), should_review (two hops, uncertain or tests) and context (further, docs, name-only). A file or class counts its members. meta.semantic_scope = transitive_depth_N; cos_graph_references gives direct references only.',
+    'What a change to a node can break (upstream) or what it relies on (downstream), in tiers will_break, should_review, context.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      node: NodeRefInput('the node changed'),
+      node: NodeRefInput(),
       direction: Type.Optional(
         Type.Union([Type.Literal('upstream'), Type.Literal('downstream')], {
-          description: 'upstream (default): dependents; downstream: dependencies',
+          default: 'upstream',
+          description: 'upstream: dependents; downstream: dependencies',
         }),
       ),
-      depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 6, description: 'hops (default 3)' })),
+      depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 6, default: 3 })),
       edge_types: Type.Optional(
         Type.Array(EdgeTypeSchema, {
           maxItems: 12,
-          description: 'follow only these (default all but contains)',
+          description: 'default all but contains',
         }),
       ),
-      min_confidence: Type.Optional(
-        Type.Number({ minimum: 0, maximum: 1, description: 'skip edges below this (default 0)' }),
-      ),
+      min_confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0 })),
       limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 1000, description: 'entries listed per tier (default 100)' }),
+        Type.Integer({ minimum: 1, maximum: 1000, default: 100, description: 'per tier' }),
       ),
       offset: Type.Optional(
         Type.Integer({
           minimum: 0,
           maximum: 1_000_000,
-          description: 'skip this many entries of each tier (meta.next_offset of the previous page)',
+          description: 'per tier',
         }),
       ),
     },

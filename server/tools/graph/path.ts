@@ -17,20 +17,16 @@ export const graphPathTool = defineTool({
   name: 'cos_graph_path',
   title: 'Shortest path between two nodes',
   description:
-    'How one node reaches another: the shortest chain of edges (at most `max_hops`), following edge direction by default (source calls/imports/contains … target) or either way with `directed: false`. found=false with no path within the hops. meta.source_resolved_from and meta.target_resolved_from say how each end was resolved.',
+    'The shortest chain of edges from one node to another within max_hops; found is false when there is none.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      source: NodeRefInput('where the path starts'),
-      target: NodeRefInput('where it ends'),
-      max_hops: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 12, description: 'longest path searched (default 6)' }),
-      ),
-      edge_types: Type.Optional(
-        Type.Array(EdgeTypeSchema, { maxItems: 12, description: 'only these edge types (default all)' }),
-      ),
-      directed: Type.Optional(Type.Boolean({ description: 'follow edges only forward (default true)' })),
+      source: NodeRefInput(),
+      target: NodeRefInput(),
+      max_hops: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, default: 6 })),
+      edge_types: Type.Optional(Type.Array(EdgeTypeSchema, { maxItems: 12 })),
+      directed: Type.Optional(Type.Boolean({ default: true })),
     },
     { additionalProperties: false },
   ),

@@ -66,18 +66,16 @@ export const graphReferencesTool = defineTool({
   name: 'cos_graph_references',
   title: 'Who points at a node',
   description:
-    "Direct references to a node: callers, importers, subclasses, links… with file, line and column. Empty `kinds` picks the usual edge kinds for the node's kind (meta.default_kinds_picked, meta.node_kind). meta.completeness is lower_bound when name-only calls could also mean this symbol. For transitive effects use cos_graph_impact.",
+    'Direct references to a node (callers, importers, subclasses, links) with file and line. Transitive: cos_graph_impact.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      node: NodeRefInput('the node referred to'),
+      node: NodeRefInput(),
       kinds: Type.Optional(
-        Type.Array(EdgeTypeSchema, { maxItems: 12, description: 'edge kinds (default: per node kind)' }),
+        Type.Array(EdgeTypeSchema, { maxItems: 12, description: "default: by the node's kind" }),
       ),
-      min_confidence: Type.Optional(
-        Type.Number({ minimum: 0, maximum: 1, description: 'drop edges below this confidence (default 0)' }),
-      ),
+      min_confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0 })),
       limit: LimitInput(500, 100),
       offset: OffsetInput,
     },

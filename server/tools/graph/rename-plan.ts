@@ -77,16 +77,17 @@ export const graphRenamePlanTool = defineTool({
   name: 'cos_graph_rename_plan',
   title: 'Plan a rename',
   description:
-    'Everything to edit to rename a symbol: definitions (overrides included), call sites, import sites, test references, doc references and string literals, each with file, line and column, plus a risk level with reasons and a suggested order. It plans only: nothing is edited.',
+    'Everything to edit to rename a symbol (definitions, calls, imports, tests, docs, strings), with a risk level. Edits nothing.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      node: NodeRefInput('the symbol to rename'),
-      new_name: Type.String({ minLength: 1, maxLength: 200, description: 'the new identifier' }),
+      node: NodeRefInput(),
+      new_name: Type.String({ minLength: 1, maxLength: 200 }),
       include_strings: Type.Optional(
         Type.Boolean({
-          description: 'look for the name in string literals of the files involved (default true)',
+          default: true,
+          description: 'also search string literals',
         }),
       ),
     },

@@ -14,13 +14,10 @@ export const graphResolveTool = defineTool({
   name: 'cos_graph_resolve',
   title: 'Resolve a name to graph nodes',
   description:
-    'What a uid, path or name stands for: `resolved` is the node the other graph tools would use (null when the name is ambiguous or unknown) and `results` the ranked candidates with their uids. meta.resolved_from says how: direct (exact uid), path_prefix (a path) or fuzzy_fts5 (a name: verify it).',
+    'Which node a uid, path or name means (null when ambiguous or unknown), the ranked candidates, and how it was resolved.',
   module: 'graph',
   layer: 'graph',
-  input: Type.Object(
-    { name: NodeRefInput('what to resolve'), limit: LimitInput(50, 10) },
-    { additionalProperties: false },
-  ),
+  input: Type.Object({ name: NodeRefInput(), limit: LimitInput(50, 10) }, { additionalProperties: false }),
   output: Type.Object({
     resolved: Type.Union([CandidateSchema, Type.Null()]),
     status: Type.Union([Type.Literal('found'), Type.Literal('ambiguous'), Type.Literal('none')]),

@@ -15,15 +15,13 @@ export const graphSearchTool = defineTool({
   name: 'cos_graph_search',
   title: 'Search the code graph',
   description:
-    'Find symbols, files and headings by label or qualified name (camelCase and snake_case words match separately, prefixes too), ranked by how well they match and how much of the repo points at them. Use the uids it returns with the other cos_graph_* tools.',
+    'Finds symbols, files and headings by name (camelCase and snake_case words and prefixes match), ranked. Its uids feed the other graph tools.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      query: Type.String({ minLength: 1, maxLength: 200, description: 'words, a name or a qualified name' }),
-      kinds: Type.Optional(
-        Type.Array(NodeKindSchema, { maxItems: 15, description: 'only these node kinds (default all)' }),
-      ),
+      query: Type.String({ minLength: 1, maxLength: 200 }),
+      kinds: Type.Optional(Type.Array(NodeKindSchema, { maxItems: 15 })),
       limit: LimitInput(100, 20),
       offset: OffsetInput,
     },

@@ -64,11 +64,11 @@ export const graphSimilarTool = defineTool({
   name: 'cos_graph_similar',
   title: 'Symbols alike by name and shape',
   description:
-    'Symbols like the given one: names sharing words, the same callees, and a similar shape (kind, parameter count, length). Useful to find duplicated logic or the sibling to copy from. Each result says why.',
+    'Symbols like this one by name, callees and shape: duplicated logic, or a sibling to copy from. Each result says why.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
-    { node: NodeRefInput('the symbol'), limit: LimitInput(100, 15), offset: OffsetInput },
+    { node: NodeRefInput(), limit: LimitInput(100, 15), offset: OffsetInput },
     { additionalProperties: false },
   ),
   output: orAmbiguous(

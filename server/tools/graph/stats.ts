@@ -10,14 +10,12 @@ export const graphStatsTool = defineTool({
   name: 'cos_graph_stats',
   title: 'Code graph statistics',
   description:
-    'Size and shape of the code graph: nodes by kind, edges by type, files by language, parse failures, how many calls resolved inside the repository, and the most referenced nodes.',
+    "The code graph's size and shape: nodes by kind, edges by type, languages, parse failures, resolution rate, most referenced nodes.",
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      top: Type.Optional(
-        Type.Integer({ minimum: 0, maximum: 100, description: 'most referenced nodes to list (default 10)' }),
-      ),
+      top: Type.Optional(Type.Integer({ minimum: 0, maximum: 100, default: 10 })),
     },
     { additionalProperties: false },
   ),

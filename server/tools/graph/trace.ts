@@ -33,21 +33,15 @@ export const graphTraceTool = defineTool({
   name: 'cos_graph_trace',
   title: 'Call steps from an entry point',
   description:
-    'What runs when an entry point runs: calls and constructor calls followed breadth-first to `max_depth`, each step with caller, callee, file and line; `branches` lists the steps that fan out, `external_targets` the library and unresolved calls reached (not followed). meta.completeness is lower_bound when steps were capped or calls could not be resolved.',
+    'What runs when an entry point runs: calls followed breadth-first, each step with caller, callee, file and line.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
     {
-      entry: NodeRefInput('the entry point (function, method or file)'),
-      max_depth: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 12, description: 'call depth (default 5)' }),
-      ),
-      max_steps: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 5000, description: 'steps listed at most (default 300)' }),
-      ),
-      include_external: Type.Optional(
-        Type.Boolean({ description: 'list calls to external targets as steps (default true)' }),
-      ),
+      entry: NodeRefInput('a function, method or file'),
+      max_depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 12, default: 5 })),
+      max_steps: Type.Optional(Type.Integer({ minimum: 1, maximum: 5000, default: 300 })),
+      include_external: Type.Optional(Type.Boolean({ default: true })),
     },
     { additionalProperties: false },
   ),

@@ -37,7 +37,7 @@ export const healthTool = defineTool({
   name: 'cos_health',
   title: 'Hub health',
   description:
-    'Version, uptime, database schema version, size and row counts, whether FTS5 is available, and which modules are enabled. Call it first when other tools fail unexpectedly.',
+    'Hub version, uptime, database size and counts, FTS5 and enabled modules. Call it first when other tools fail unexpectedly.',
   module: 'kernel',
   layer: 'health',
   input: Type.Object({}, { additionalProperties: false }),

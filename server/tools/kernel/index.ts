@@ -1,5 +1,6 @@
 import type { AnyTool } from '../define.ts';
 import { healthTool } from './health.ts';
 import { moduleListTool, moduleSetTool } from './modules.ts';
+import { mcpProfilesTool } from './profiles.ts';
 
-export const kernelTools: AnyTool[] = [healthTool, moduleListTool, moduleSetTool];
+export const kernelTools: AnyTool[] = [healthTool, moduleListTool, moduleSetTool, mcpProfilesTool];

@@ -6,7 +6,7 @@ import { ModuleIdSchema, ModuleInfoSchema } from './schemas.ts';
 export const moduleListTool = defineTool({
   name: 'cos_module_list',
   title: 'List modules',
-  description: "The hub's modules and whether each is enabled in this project.",
+  description: "The hub's modules and whether each is on in this project.",
   module: 'kernel',
   layer: 'health',
   input: Type.Object({}, { additionalProperties: false }),
@@ -23,13 +23,13 @@ export const moduleSetTool = defineTool({
   name: 'cos_module_set',
   title: 'Enable or disable a module',
   description:
-    'Enables or disables a module for this project (kept in subsystems-state.json). A disabled module leaves tools/list and its tools answer module_disabled. The kernel cannot be disabled.',
+    "Turns a module on or off for this project; an off module's tools leave tools/list and answer module_disabled.",
   module: 'kernel',
   layer: 'health',
   input: Type.Object(
     {
       id: ModuleIdSchema,
-      enabled: Type.Boolean({ description: 'true to enable, false to disable' }),
+      enabled: Type.Boolean({}),
     },
     { additionalProperties: false },
   ),

@@ -3,7 +3,7 @@ import { MODULE_IDS } from '../define.ts';
 
 export const ModuleIdSchema = Type.Union(
   MODULE_IDS.map((id) => Type.Literal(id)),
-  { description: 'a module id' },
+  {},
 );
 
 export const ModuleInfoSchema = Type.Object(

@@ -3,7 +3,7 @@ import { ObservationSchema } from '../../memory/schemas.ts';
 import { defineTool } from '../define.ts';
 
 export const DetailsInputSchema = Type.Object(
-  { id: Type.Integer({ minimum: 1, description: 'Observation id from cos_search or cos_timeline' }) },
+  { id: Type.Integer({ minimum: 1 }) },
   { additionalProperties: false },
 );
 
@@ -11,7 +11,7 @@ export const detailsTool = defineTool({
   name: 'cos_details',
   title: 'One observation in full',
   description:
-    'The whole record: narrative, facts, files, task and counters. Each read raises the record in later rankings.',
+    'One observation in full: narrative, facts, files, task, counters. Reading it raises it in later rankings.',
   module: 'memory',
   layer: 'memory',
   input: DetailsInputSchema,

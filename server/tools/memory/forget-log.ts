@@ -4,15 +4,12 @@ import { defineTool } from '../define.ts';
 
 export const ForgetLogInputSchema = Type.Object(
   {
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Entries per page' }),
-    ),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     offset: Type.Optional(
       Type.Integer({
         minimum: 0,
         maximum: 1_000_000,
         default: 0,
-        description: 'Entries to skip, newest first',
       }),
     ),
   },
@@ -22,7 +19,7 @@ export const ForgetLogInputSchema = Type.Object(
 export const forgetLogTool = defineTool({
   name: 'cos_forget_log',
   title: 'Forgotten observations',
-  description: 'The audit trail of cos_forget, newest first: which record went, why, who and when.',
+  description: 'The audit trail of cos_forget, newest first: which record, why, who and when.',
   module: 'memory',
   layer: 'memory',
   input: ForgetLogInputSchema,

@@ -3,8 +3,8 @@ import { defineTool } from '../define.ts';
 
 export const ForgetInputSchema = Type.Object(
   {
-    id: Type.Integer({ minimum: 1, description: 'Observation id' }),
-    reason: Type.Optional(Type.String({ maxLength: 500, description: 'Why it goes: kept in the audit log' })),
+    id: Type.Integer({ minimum: 1 }),
+    reason: Type.Optional(Type.String({ maxLength: 500 })),
   },
   { additionalProperties: false },
 );
@@ -13,8 +13,7 @@ export const forgetTool = defineTool({
   name: 'cos_forget',
   title: 'Forget an observation',
   description:
-    'Delete an observation that is wrong or no longer true. The deletion is audited (id, type, content hash, ' +
-    'reason, who, when); the text itself is not kept.',
+    'Deletes a wrong or outdated observation; the deletion is audited (cos_forget_log), its text is not kept.',
   module: 'memory',
   layer: 'memory',
   input: ForgetInputSchema,

@@ -1,5 +1,5 @@
 import { Type } from '@sinclair/typebox';
-import { ObservationSchema } from '../../memory/schemas.ts';
+import { MemoryTypeNameSchema, ObservationSchema } from '../../memory/schemas.ts';
 import { defineTool } from '../define.ts';
 import { ObservationRecordInputSchema } from './observation-record.ts';
 
@@ -7,16 +7,17 @@ const p = ObservationRecordInputSchema.properties;
 
 export const ObservationUpdateInputSchema = Type.Object(
   {
-    id: Type.Integer({ minimum: 1, description: 'Observation id' }),
+    id: Type.Integer({ minimum: 1 }),
     title: Type.Optional(p.title),
     narrative: p.narrative,
     facts: p.facts,
     concepts: p.concepts,
-    type: Type.Optional(p.type),
-    confidence: p.confidence,
+    type: Type.Optional(MemoryTypeNameSchema),
+    // No default here: an omitted confidence stays as it is.
+    confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
     impact: p.impact,
     files: p.files,
-    task_id: Type.Optional(Type.Union([p.task_id, Type.Null()], { description: 'null detaches the task' })),
+    task_id: Type.Optional(Type.Union([p.task_id, Type.Null()], {})),
   },
   { additionalProperties: false },
 );
@@ -25,8 +26,7 @@ export const observationUpdateTool = defineTool({
   name: 'cos_observation_update',
   title: 'Correct an observation',
   description:
-    'Change fields of an observation (omitted fields stay). Use it to raise or lower confidence as evidence ' +
-    'comes in, rather than recording a near-copy.',
+    "Changes an observation's fields (omitted ones stay), e.g. its confidence as evidence comes in, instead of recording a near-copy.",
   module: 'memory',
   layer: 'memory',
   input: ObservationUpdateInputSchema,

@@ -1,6 +1,7 @@
 import { Type } from '@sinclair/typebox';
-import { MemoryHitSchema, MemoryTypeSchema, SESSION_ID_PATTERN } from '../../memory/schemas.ts';
+import { MemoryHitSchema, SESSION_ID_PATTERN } from '../../memory/schemas.ts';
 import { CANDIDATE_POOL } from '../../memory/service.ts';
+import { MEMORY_TYPES } from '../../memory/store.ts';
 import { defineTool } from '../define.ts';
 
 export const MemorySearchInputSchema = Type.Object(
@@ -8,32 +9,18 @@ export const MemorySearchInputSchema = Type.Object(
     query: Type.String({
       minLength: 1,
       maxLength: 500,
-      description: 'Words to look for; any script. Operators and quotes are searched as plain text',
     }),
-    types: Type.Optional(
-      Type.Array(MemoryTypeSchema, { maxItems: 5, description: 'Only these memory types' }),
-    ),
-    min_confidence: Type.Optional(
-      Type.Number({ minimum: 0, maximum: 1, description: 'Drop records below this' }),
-    ),
-    max_age_days: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 3650, description: 'Only records created within this many days' }),
-    ),
-    task_id: Type.Optional(
-      Type.String({ minLength: 1, maxLength: 100, description: 'Only records about this task' }),
-    ),
-    session_id: Type.Optional(
-      Type.String({ pattern: SESSION_ID_PATTERN, description: 'Only records from this agent session' }),
-    ),
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 20, default: 10, description: 'Results per page' }),
-    ),
+    types: Type.Optional(Type.Array(Type.Union(MEMORY_TYPES.map((t) => Type.Literal(t))), { maxItems: 5 })),
+    min_confidence: Type.Optional(Type.Number({ minimum: 0, maximum: 1 })),
+    max_age_days: Type.Optional(Type.Integer({ minimum: 1, maximum: 3650 })),
+    task_id: Type.Optional(Type.String({ minLength: 1, maxLength: 100 })),
+    session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 10 })),
     offset: Type.Optional(
       Type.Integer({
         minimum: 0,
         maximum: CANDIDATE_POOL - 1,
         default: 0,
-        description: 'next_offset from meta',
       }),
     ),
   },
@@ -44,9 +31,7 @@ export const memorySearchTool = defineTool({
   name: 'cos_search',
   title: 'Search memory',
   description:
-    'Find observations recorded by earlier tasks. Ranked by text relevance blended with confidence, recency, ' +
-    'impact and how often a record was read; each result carries its score and the parts. Open one with ' +
-    'cos_details.',
+    'Searches what earlier tasks recorded, ranked by relevance, confidence, recency and impact. Open a result with cos_details.',
   module: 'memory',
   layer: 'memory',
   input: MemorySearchInputSchema,

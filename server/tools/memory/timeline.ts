@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
-import { MemoryTypeSchema, SESSION_ID_PATTERN, TimelineEntrySchema } from '../../memory/schemas.ts';
+import { SESSION_ID_PATTERN, TimelineEntrySchema } from '../../memory/schemas.ts';
+import { MEMORY_TYPES } from '../../memory/store.ts';
 import { defineTool } from '../define.ts';
 
 export const TimelineInputSchema = Type.Object(
@@ -9,22 +10,15 @@ export const TimelineInputSchema = Type.Object(
         minimum: 1,
         maximum: 90,
         default: 7,
-        description: 'Whole UTC days back, today included',
       }),
     ),
-    types: Type.Optional(
-      Type.Array(MemoryTypeSchema, { maxItems: 5, description: 'Only these memory types' }),
-    ),
-    session_id: Type.Optional(
-      Type.String({ pattern: SESSION_ID_PATTERN, description: 'Only records from this agent session' }),
-    ),
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, default: 50, description: 'Entries per page' }),
-    ),
+    types: Type.Optional(Type.Array(Type.Union(MEMORY_TYPES.map((t) => Type.Literal(t))), { maxItems: 5 })),
+    session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 50 })),
     before: Type.Optional(
       Type.String({
         maxLength: 40,
-        description: 'Cursor: next_before from the previous answer, for older entries',
+        description: 'next_before of the previous page',
       }),
     ),
   },
@@ -35,8 +29,7 @@ export const timelineTool = defineTool({
   name: 'cos_timeline',
   title: 'Recent memory by day',
   description:
-    'Observations recorded in the last days, newest first, with a count per UTC day. Pass next_before back ' +
-    'as before for older entries.',
+    'Observations of the last days, newest first, with a count per UTC day; next_before pages back.',
   module: 'memory',
   layer: 'memory',
   input: TimelineInputSchema,

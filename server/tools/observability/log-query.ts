@@ -7,25 +7,21 @@ export const logQueryTool = defineTool({
   name: 'cos_log_query',
   title: 'Query the hub log',
   description:
-    "Warnings and errors the hub logged (newest first): filter by level, scope, time, text, session or error id. Use the error id an error envelope quoted to find that failure's stack.",
+    "Warnings and errors the hub logged, newest first. Give the error id an error envelope quoted to see that failure's stack.",
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(
     {
       level: Type.Optional(
-        Type.Union([Type.Literal('warn'), Type.Literal('error'), Type.Literal('fatal')], {
-          description: 'this level and above',
-        }),
+        Type.Union([Type.Literal('warn'), Type.Literal('error'), Type.Literal('fatal')], {}),
       ),
       scope: Type.Optional(Type.String({ maxLength: 200 })),
-      since: Type.Optional(
-        Type.String({ maxLength: 40, description: 'ISO 8601 time; only entries at or after it' }),
-      ),
-      text: Type.Optional(Type.String({ maxLength: 500, description: 'substring of the message or stack' })),
+      since: Type.Optional(Type.String({ maxLength: 40, description: 'ISO 8601' })),
+      text: Type.Optional(Type.String({ maxLength: 500 })),
       session: Type.Optional(Type.String({ maxLength: 200 })),
       error_id: Type.Optional(Type.String({ maxLength: 64 })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200, description: 'page size (default 50)' })),
-      cursor: Type.Optional(Type.String({ maxLength: 32, description: 'next_cursor of the previous page' })),
+      cursor: Type.Optional(Type.String({ maxLength: 32 })),
     },
     { additionalProperties: false },
   ),

@@ -7,13 +7,13 @@ export const metricsTool = defineTool({
   name: 'cos_metrics',
   title: 'Tool-call metrics',
   description:
-    'Per tool over a window: calls, error rate and errors by category, p50/p95/p99 latency in ms, truncation rate and mean answer size. Use it to see which tools fail or are slow.',
+    'Per tool over a window: calls, errors by category, p50/p95/p99 latency, truncation rate, answer size: which tools fail or are slow.',
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(
     {
       window: Type.Optional(WindowSchema),
-      tool: Type.Optional(Type.String({ maxLength: 200, description: 'only this tool' })),
+      tool: Type.Optional(Type.String({ maxLength: 200 })),
     },
     { additionalProperties: false },
   ),

@@ -8,14 +8,12 @@ export const presenceQueryTool = defineTool({
   name: 'cos_presence_query',
   title: 'Who is connected',
   description:
-    'Agents working with this hub, from their hooks and MCP sessions (one entry per agent): client, model, lifecycle, what each is doing, the files it edited and the task it claimed. Use it before claiming work others may hold.',
+    'Agents working with this hub, from their hooks and MCP sessions: client, model, lifecycle, what each is doing, files edited and claimed task. Check it before taking work others may hold.',
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(
     {
-      include_ended: Type.Optional(
-        Type.Boolean({ description: 'also sessions that ended in the last hour' }),
-      ),
+      include_ended: Type.Optional(Type.Boolean({})),
     },
     { additionalProperties: false },
   ),

@@ -36,5 +36,5 @@ export const WindowSchema = Type.Union(
     Type.Literal('24h'),
     Type.Literal('7d'),
   ],
-  { description: 'how far back to look (default 1h)' },
+  { default: '1h' },
 );

@@ -15,7 +15,7 @@ export const timelineTool = defineTool({
       limit: Type.Optional(
         Type.Integer({ minimum: 1, maximum: 500, description: 'page size (default 100)' }),
       ),
-      cursor: Type.Optional(Type.String({ maxLength: 80, description: 'next_cursor of the previous page' })),
+      cursor: Type.Optional(Type.String({ maxLength: 80 })),
     },
     { additionalProperties: false },
   ),

@@ -122,23 +122,20 @@ export const searchAllTool = defineTool({
   name: 'cos_search_all',
   title: 'Search everything',
   description:
-    'One query across the task board, the docs, memory and the code graph. Each result names its layer and how to open it (task id, doc path and heading, observation id, graph uid); counts per layer; layers of disabled modules are skipped and named in meta.skipped_layers.',
+    'One query over tasks, docs, memory and the code graph; each result names its layer and how to open it. Start here when unsure where to look.',
   module: 'kernel',
   layer: 'routing',
   input: Type.Object(
     {
-      query: Type.String({ minLength: 1, maxLength: 200, description: 'words to find' }),
+      query: Type.String({ minLength: 1, maxLength: 200 }),
       layers: Type.Optional(
         Type.Array(LayerSchema, {
           minItems: 1,
           maxItems: 4,
           uniqueItems: true,
-          description: 'only these layers (default all)',
         }),
       ),
-      limit: Type.Optional(
-        Type.Integer({ minimum: 1, maximum: 20, description: 'results per layer (default 5)' }),
-      ),
+      limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 20, default: 5 })),
     },
     { additionalProperties: false },
   ),

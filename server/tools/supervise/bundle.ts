@@ -6,14 +6,13 @@ import { defineTool } from '../define.ts';
 
 export const BundleInputSchema = Type.Object(
   {
-    session_id: Type.String({ pattern: SESSION_ID_PATTERN, description: 'The supervised run' }),
-    role: Type.Optional(Type.String({ pattern: ROLE_ID_PATTERN, description: "Only this role's slot" })),
+    session_id: Type.String({ pattern: SESSION_ID_PATTERN }),
+    role: Type.Optional(Type.String({ pattern: ROLE_ID_PATTERN })),
     max_per_role: Type.Optional(
       Type.Integer({
         minimum: 1,
         maximum: 1000,
         default: 50,
-        description: 'Keep the newest N outputs per slot',
       }),
     ),
   },
@@ -23,9 +22,7 @@ export const BundleInputSchema = Type.Object(
 export const bundleTool = defineTool({
   name: 'cos_supervise_bundle',
   title: 'Read an evidence bundle',
-  description:
-    "The session's evidence bundle: one slot per role with its outputs, plus backtracks, discoveries and " +
-    'degraded runs. meta.slots_cut says which slots were shortened to max_per_role.',
+  description: "A session's evidence bundle: each role's outputs, backtracks, discoveries and degraded runs.",
   module: 'supervise',
   layer: 'audit',
   input: BundleInputSchema,

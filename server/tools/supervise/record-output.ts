@@ -8,21 +8,17 @@ export const RecordOutputInputSchema = Type.Object(
   {
     session_id: Type.String({
       pattern: SESSION_ID_PATTERN,
-      description: 'The supervised run: letters, digits, _ - . (not first), up to 128 characters',
     }),
     role: Type.String({
       pattern: ROLE_ID_PATTERN,
-      description: 'researcher, analyst, architect, implementer, reviewer, tester, or a role from roles.json',
+      description: 'see cos_supervise_roles',
     }),
-    output: Type.Record(Type.String(), Type.Unknown(), {
-      description: "The role's output; with status ok it must match the role's schema (GET /api/roles)",
-    }),
+    output: Type.Record(Type.String(), Type.Unknown(), {}),
     status: OutputStatusSchema,
-    latency_ms: Type.Integer({ minimum: 0, maximum: 86_400_000, description: 'How long the role ran' }),
+    latency_ms: Type.Integer({ minimum: 0, maximum: 86_400_000 }),
     discoveries: Type.Optional(
       Type.Array(Type.String({ minLength: 1, maxLength: 2000 }), {
         maxItems: 50,
-        description: 'Things learned on the way, added to the bundle-wide discoveries',
       }),
     ),
     backtrack: Type.Optional(
@@ -35,7 +31,6 @@ export const RecordOutputInputSchema = Type.Object(
         },
         {
           additionalProperties: false,
-          description: 'Set when this output sends the run back to an earlier step',
         },
       ),
     ),
@@ -47,9 +42,7 @@ export const recordOutputTool = defineTool({
   name: 'cos_supervise_record_output',
   title: "Record a role's output",
   description:
-    "Persist one role's output into the session's evidence bundle. Outputs with status ok must fit the role's " +
-    'schema (the answer names the field that does not); fail and timeout are recorded as degraded. Concurrent ' +
-    'calls for one session are applied one after another; none is lost.',
+    "Records one role's output in a session's evidence bundle; with status ok it must fit the role's schema (cos_supervise_roles).",
   module: 'supervise',
   layer: 'audit',
   input: RecordOutputInputSchema,

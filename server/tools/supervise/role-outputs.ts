@@ -6,11 +6,9 @@ import { defineTool } from '../define.ts';
 
 export const RoleOutputsInputSchema = Type.Object(
   {
-    role: Type.String({ pattern: ROLE_ID_PATTERN, description: 'A role from GET /api/roles' }),
-    session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN, description: 'Only this session' })),
-    limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Newest outputs to return' }),
-    ),
+    role: Type.String({ pattern: ROLE_ID_PATTERN }),
+    session_id: Type.Optional(Type.String({ pattern: SESSION_ID_PATTERN })),
+    limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20 })),
   },
   { additionalProperties: false },
 );
@@ -18,8 +16,7 @@ export const RoleOutputsInputSchema = Type.Object(
 export const roleOutputsTool = defineTool({
   name: 'cos_supervise_role_outputs',
   title: "A role's recorded outputs",
-  description:
-    'The newest outputs one role recorded, across the 200 most recently written bundles or in one session.',
+  description: 'The newest outputs one role recorded, across recent bundles or in one session.',
   module: 'supervise',
   layer: 'audit',
   input: RoleOutputsInputSchema,

@@ -4,8 +4,7 @@ import { defineTool } from '../define.ts';
 export const rolesTool = defineTool({
   name: 'cos_supervise_roles',
   title: 'Supervision roles',
-  description:
-    "Every role an evidence bundle has a slot for, built-in or registered in roles.json, with its output's JSON Schema.",
+  description: "The roles an evidence bundle has a slot for, with the JSON Schema of each one's output.",
   module: 'supervise',
   layer: 'audit',
   input: Type.Object({}, { additionalProperties: false }),

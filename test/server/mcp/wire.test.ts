@@ -1,8 +1,9 @@
 // The spliced JSON-RPC answer must be byte for byte what JSON.stringify would have sent.
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
+import { gunzipSync } from 'node:zlib';
 import fc from 'fast-check';
-import { messageBody, messageJson, toCallResult } from '../../../server/mcp/wire.ts';
+import { messageBody, messageJson, readyGzip, readyResult, toCallResult } from '../../../server/mcp/wire.ts';
 import { fail, okWithText } from '../../../shared/envelope/index.ts';
 
 const answer = (id: string | number, result: unknown) => ({ result, jsonrpc: '2.0', id });
@@ -41,5 +42,41 @@ describe('MCP wire: tools/call answers spliced from the envelope text', () => {
     assert.equal(messageBody(extra), JSON.stringify(extra));
     const notification = { jsonrpc: '2.0', method: 'notifications/progress', params: { progress: 1 } };
     assert.equal(messageJson(notification), JSON.stringify(notification));
+  });
+});
+
+describe('MCP wire: a result kept ready (tools/list)', () => {
+  it('is written as its JSON, and its gzip decodes to the same bytes, whatever the id', () => {
+    fc.assert(
+      fc.property(
+        fc.dictionary(fc.string({ unit: 'binary' }), fc.jsonValue()),
+        fc.oneof(fc.string({ unit: 'binary' }), fc.integer()),
+        (value, id) => {
+          const ready = readyResult(JSON.stringify({ tools: value }));
+          const message = answer(id, ready);
+          const expected = JSON.stringify(answer(id, { tools: value }));
+          assert.equal(messageJson(message), expected);
+          assert.equal(messageBody(message).toString(), expected);
+          assert.equal(gunzipSync(readyGzip(message)!).toString(), expected);
+          // The head is compressed once and kept; a second answer of the same result reuses it.
+          const again = answer(typeof id === 'number' ? id + 1 : `${id}!`, ready);
+          assert.equal(
+            gunzipSync(readyGzip(again)!).toString(),
+            JSON.stringify(answer(again.id, { tools: value })),
+          );
+        },
+      ),
+      { numRuns: 200 },
+    );
+  });
+
+  it('compresses a large listing well, and only the answers kept ready', () => {
+    const big = {
+      tools: Array.from({ length: 60 }, (_, i) => ({ name: `cos_tool_${i}`, description: 'x '.repeat(200) })),
+    };
+    const message = answer(1, readyResult(JSON.stringify(big)));
+    const gz = readyGzip(message)!;
+    assert.ok(gz.length < JSON.stringify(big).length / 10);
+    assert.equal(readyGzip(answer(1, toCallResult(fail('not_found', 'x')))), undefined);
   });
 });

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Task board
-         * @description The Scrumban board: each column (status) with its count, WIP cap and a page of cards, highest priority first. Filter by status, kind, swimlane, epic or label. meta.next_cursor pages every unfinished column at once (follow it until null to see every card); a column's own next_cursor pages just that column. meta.parse_errors lists task files that do not parse.
+         * @description The board: each column with its count, WIP cap and a page of cards, best first. meta.next_cursor pages on; meta.parse_errors names broken files.
          */
         get: operations["boardList"];
         put?: never;
@@ -50,7 +50,7 @@ export interface paths {
         };
         /**
          * Show a task
-         * @description One task as its file says now: front matter, the Outcome, Read First, Acceptance and Work Log sections, and its version (pass it as expected_version when you change the task).
+         * @description One task as its file says now: front matter, Outcome, Read First, Acceptance, Work Log, and the version to pass when you change it.
          */
         get: operations["boardTaskShow"];
         put?: never;
@@ -60,7 +60,7 @@ export interface paths {
         head?: never;
         /**
          * Edit a task
-         * @description Changes a task's fields or its Outcome / Read First / Acceptance sections (status changes go through cos_task_move, notes through cos_work_log_append). Only the changed lines of the file are rewritten; keys and sections the hub does not know are kept byte for byte. Pass expected_version to refuse the edit if someone changed the task since you read it.
+         * @description Changes a task's fields or sections, keeping what the hub does not know byte for byte. Status: cos_task_move; notes: cos_work_log_append.
          */
         patch: operations["boardTaskEdit"];
         trace?: never;
@@ -76,7 +76,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task
-         * @description Creates a task file TASK-<n>-<slug>.md (a new id that no concurrent create can take) in the icebox, or in emergency within its WIP cap. Label it "ready" to queue it for cos_task_claim_next.
+         * @description Creates a task file in the icebox (or emergency, within its WIP cap). Label it ready to queue it for cos_task_claim_next.
          */
         post: operations["boardTaskCreate"];
         delete?: never;
@@ -96,7 +96,7 @@ export interface paths {
         put?: never;
         /**
          * Move a task
-         * @description Moves a task to another column. Only the board's transitions are allowed (a refusal names the allowed targets), and WIP caps hold unless bypass_wip is set with a reason (both recorded). Moving to in_progress assigns the task to agent_session. The reason goes to the history and the Work Log.
+         * @description Moves a task to another column when the board allows the transition and the WIP cap holds; in_progress assigns it to agent_session.
          */
         post: operations["boardTaskMove"];
         delete?: never;
@@ -116,7 +116,7 @@ export interface paths {
         put?: never;
         /**
          * Append to a Work Log
-         * @description Adds a timestamped line to the task's Work Log section (with your agent_session), e.g. what was done, found or decided. Appends do not conflict, so expected_version is optional.
+         * @description Adds a timestamped line to a task's Work Log: what was done, found or decided. Appends never conflict.
          */
         post: operations["boardWorkLogAppend"];
         delete?: never;
@@ -136,7 +136,7 @@ export interface paths {
         put?: never;
         /**
          * Claim the next task
-         * @description Atomically takes the highest-priority "ready" task whose dependencies are all complete (emergency first) and moves it to in_progress for your agent session; two agents never get the same task. claimed is false when nothing is ready. Respects the in_progress WIP cap unless bypass_wip is set with a reason.
+         * @description Claims the best ready task whose dependencies are done and moves it to in_progress for you, atomically; claimed is false when none is.
          */
         post: operations["boardClaimNext"];
         delete?: never;
@@ -174,7 +174,7 @@ export interface paths {
         };
         /**
          * Ready queue
-         * @description Tasks labelled "ready" in icebox or emergency, in the order cos_task_claim_next takes them (emergency first, then priority). claimable is false while a dependency is not complete.
+         * @description Ready tasks in the order cos_task_claim_next takes them; claimable is false while a dependency is open.
          */
         get: operations["boardReady"];
         put?: never;
@@ -194,7 +194,7 @@ export interface paths {
         };
         /**
          * Search tasks
-         * @description Full-text search over task titles and bodies (every word must match; the last may be a prefix), best match first (bm25, title weighted above body), with a snippet around the match (**marked**). Archived tasks only with include_archive or status archive.
+         * @description Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets.
          */
         get: operations["boardSearch"];
         put?: never;
@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * Task history
-         * @description What happened to a task, oldest first: created, status moves (with reason and WIP bypasses), edits (which fields), work-log entries, and changes made to its file by hand or by git; with include_commits, the commits linked to it.
+         * @description What happened to a task, oldest first: moves with reasons, edits, work-log entries, changes by hand or git; include_commits adds commits.
          */
         get: operations["boardTaskHistory"];
         put?: never;
@@ -234,7 +234,7 @@ export interface paths {
         };
         /**
          * A task's whole change
-         * @description What a task changed: its branch (task/TASK-12-…) against the base, else its linked commits, as files and hunks with the changed symbols, their impact tiers, the tests covering them and a risk level with reasons (cos_graph_detect_changes' engine).
+         * @description What a task changed (its branch against the base, else its linked commits): files, changed symbols, their impact, covering tests, risk.
          */
         get: operations["boardTaskChanges"];
         put?: never;
@@ -254,7 +254,7 @@ export interface paths {
         };
         /**
          * The daily
-         * @description What moved on the board in the last day (or since a time): tasks completed, started and blocked, with who and when, and those stuck in progress with no activity past stuck_hours.
+         * @description What moved on the board in the last day (or since a time): completed, started and blocked, with who, and tasks stuck in progress.
          */
         get: operations["boardDaily"];
         put?: never;
@@ -274,7 +274,7 @@ export interface paths {
         };
         /**
          * The retro
-         * @description Flow over a window (default the last 4 weeks): completions per ISO week, cycle time (first in_progress to complete) and lead time (created to complete) as median and p85 per kind and swimlane, each UTC day's count per status (cumulative flow, WIP) and hours spent blocked.
+         * @description Flow over weeks (default 4): completions per week, cycle and lead time (median, p85) by kind and swimlane, daily counts per status, hours blocked.
          */
         get: operations["boardRetro"];
         put?: never;
@@ -294,7 +294,7 @@ export interface paths {
         };
         /**
          * What a task depends on
-         * @description The tasks this one depends_on, each with done (complete, or archived after completion), ids that name no task, and all_complete: whether the task can be claimed as far as dependencies go.
+         * @description The tasks this one depends on, each done or not, and all_complete: whether its dependencies let it be claimed.
          */
         get: operations["boardTaskDependencies"];
         put?: never;
@@ -314,7 +314,7 @@ export interface paths {
         };
         /**
          * What depends on a task
-         * @description The tasks whose depends_on names this one: what finishing it unblocks.
+         * @description The tasks that depend on this one: what finishing it unblocks.
          */
         get: operations["boardTaskDependents"];
         put?: never;
@@ -334,7 +334,7 @@ export interface paths {
         };
         /**
          * WIP check
-         * @description Each WIP-capped column with its count and cap, the columns over their cap (violations, e.g. after hand edits), and the most recent recorded bypasses with their reasons.
+         * @description WIP-capped columns with count and cap, those over it, and the recent recorded bypasses.
          */
         get: operations["boardWipCheck"];
         put?: never;
@@ -354,7 +354,7 @@ export interface paths {
         };
         /**
          * Board configuration
-         * @description The board's columns in display order with their WIP caps and allowed transitions, the swimlanes (configured and in use), and where the caps come from ($COS_STATE_DIR/board.json; config_error says why it was ignored).
+         * @description The board's columns, WIP caps, allowed transitions and swimlanes, and where the caps come from.
          */
         get: operations["boardConfig"];
         put?: never;
@@ -374,7 +374,7 @@ export interface paths {
         };
         /**
          * A document's front matter and title
-         * @description Front matter and first heading of one document, without its body: cheap way to check what a doc is before reading it.
+         * @description A document's front matter and first heading, without its body: what a doc is before reading it.
          */
         get: operations["docHeader"];
         put?: never;
@@ -394,7 +394,7 @@ export interface paths {
         };
         /**
          * Documents by front matter
-         * @description Documents whose front matter has a key (and optionally a value): e.g. every ADR with status accepted, every doc tagged security. Returns headers only; open one with cos_doc_search or by path.
+         * @description Documents whose front matter has a key (and optionally a value), e.g. ADRs with status accepted. Headers only.
          */
         get: operations["docHeadersBy"];
         put?: never;
@@ -414,7 +414,7 @@ export interface paths {
         };
         /**
          * Search the code graph
-         * @description Find symbols, files and headings by label or qualified name (camelCase and snake_case words match separately, prefixes too), ranked by how well they match and how much of the repo points at them. Use the uids it returns with the other cos_graph_* tools.
+         * @description Finds symbols, files and headings by name (camelCase and snake_case words and prefixes match), ranked. Its uids feed the other graph tools.
          */
         get: operations["graphSearch"];
         put?: never;
@@ -434,7 +434,7 @@ export interface paths {
         };
         /**
          * Resolve a name to graph nodes
-         * @description What a uid, path or name stands for: `resolved` is the node the other graph tools would use (null when the name is ambiguous or unknown) and `results` the ranked candidates with their uids. meta.resolved_from says how: direct (exact uid), path_prefix (a path) or fuzzy_fts5 (a name: verify it).
+         * @description Which node a uid, path or name means (null when ambiguous or unknown), the ranked candidates, and how it was resolved.
          */
         get: operations["graphResolve"];
         put?: never;
@@ -454,7 +454,7 @@ export interface paths {
         };
         /**
          * A node and its neighbours
-         * @description One node (uid, path or name) with its neighbours grouped by edge type (`edges_by_type`, each entry marked out or in), the total per type, and the source excerpt on request. depth ≥ 2 adds a summary counting what lies within that many hops.
+         * @description A node and its neighbours by edge type, in and out, with totals; its source on request. Start here to understand a symbol.
          */
         get: operations["graphContext"];
         put?: never;
@@ -474,7 +474,7 @@ export interface paths {
         };
         /**
          * Who points at a node
-         * @description Direct references to a node: callers, importers, subclasses, links… with file, line and column. Empty `kinds` picks the usual edge kinds for the node's kind (meta.default_kinds_picked, meta.node_kind). meta.completeness is lower_bound when name-only calls could also mean this symbol. For transitive effects use cos_graph_impact.
+         * @description Direct references to a node (callers, importers, subclasses, links) with file and line. Transitive: cos_graph_impact.
          */
         get: operations["graphReferences"];
         put?: never;
@@ -494,7 +494,7 @@ export interface paths {
         };
         /**
          * What a change to a node affects
-         * @description Transitive upstream (who depends on the node: what a change can break) or downstream (what it depends on) to `depth` hops, in tiers: will_break (direct, certain), should_review (two hops, uncertain or tests) and context (further, docs, name-only). A file or class counts its members. meta.semantic_scope = transitive_depth_N; cos_graph_references gives direct references only.
+         * @description What a change to a node can break (upstream) or what it relies on (downstream), in tiers will_break, should_review, context.
          */
         get: operations["graphImpact"];
         put?: never;
@@ -514,7 +514,7 @@ export interface paths {
         };
         /**
          * Shortest path between two nodes
-         * @description How one node reaches another: the shortest chain of edges (at most `max_hops`), following edge direction by default (source calls/imports/contains … target) or either way with `directed: false`. found=false with no path within the hops. meta.source_resolved_from and meta.target_resolved_from say how each end was resolved.
+         * @description The shortest chain of edges from one node to another within max_hops; found is false when there is none.
          */
         get: operations["graphPath"];
         put?: never;
@@ -534,7 +534,7 @@ export interface paths {
         };
         /**
          * Call steps from an entry point
-         * @description What runs when an entry point runs: calls and constructor calls followed breadth-first to `max_depth`, each step with caller, callee, file and line; `branches` lists the steps that fan out, `external_targets` the library and unresolved calls reached (not followed). meta.completeness is lower_bound when steps were capped or calls could not be resolved.
+         * @description What runs when an entry point runs: calls followed breadth-first, each step with caller, callee, file and line.
          */
         get: operations["graphTrace"];
         put?: never;
@@ -554,7 +554,7 @@ export interface paths {
         };
         /**
          * Symbols alike by name and shape
-         * @description Symbols like the given one: names sharing words, the same callees, and a similar shape (kind, parameter count, length). Useful to find duplicated logic or the sibling to copy from. Each result says why.
+         * @description Symbols like this one by name, callees and shape: duplicated logic, or a sibling to copy from. Each result says why.
          */
         get: operations["graphSimilar"];
         put?: never;
@@ -574,7 +574,7 @@ export interface paths {
         };
         /**
          * Plan a rename
-         * @description Everything to edit to rename a symbol: definitions (overrides included), call sites, import sites, test references, doc references and string literals, each with file, line and column, plus a risk level with reasons and a suggested order. It plans only: nothing is edited.
+         * @description Everything to edit to rename a symbol (definitions, calls, imports, tests, docs, strings), with a risk level. Edits nothing.
          */
         get: operations["graphRenamePlan"];
         put?: never;
@@ -594,7 +594,7 @@ export interface paths {
         };
         /**
          * What the current changes touch
-         * @description The git working tree against HEAD (staged, unstaged and untracked), or a commit range (`base`, optional `head`), mapped to the changed symbols, their downstream consumers (who depends on them, to `depth` hops, in impact tiers), the tests covering them and the board tasks whose references name those files, with a risk level and its reasons. Reads git only; changes nothing.
+         * @description Maps the working tree's changes (or a commit range) to changed symbols, their consumers, covering tests and the tasks naming the files, with a risk.
          */
         get: operations["graphDetectChanges"];
         put?: never;
@@ -614,7 +614,7 @@ export interface paths {
         };
         /**
          * Export a subgraph
-         * @description A subgraph as JSON `{nodes, edges}`, Mermaid or DOT: containment (the folder/file/symbol tree under a root, default the repo root) or dependencies (imports, calls, inheritance… around a root, or the most connected nodes without one); auto picks containment for folders and the repo, dependencies otherwise. max_nodes ≤ 2000 and max_hops bound it; meta.capped says when max_nodes stopped it.
+         * @description A subgraph as JSON, Mermaid or DOT: the containment tree under a root, or dependencies around it. One node's neighbours: cos_graph_context.
          */
         get: operations["graphExport"];
         put?: never;
@@ -634,7 +634,7 @@ export interface paths {
         };
         /**
          * Dependency cycles
-         * @description Import cycles between files (or call cycles between functions with edge_type=calls): each strongly connected group with its members and one shortest cycle through it, largest first. Recursive functions are counted apart (self_loops).
+         * @description Import cycles between files (or call cycles), each group with its members and a shortest cycle, largest first.
          */
         get: operations["graphCycles"];
         put?: never;
@@ -654,7 +654,7 @@ export interface paths {
         };
         /**
          * Symbols nothing references
-         * @description Functions, methods, classes and types that no edge of the graph points at (containment aside), with a confidence: low when the name still appears in its file or an importer (a value use, such as a callback), when name-only calls could reach it, or when it is exported (outside users are invisible). Test files and conventional entry points are left out.
+         * @description Functions, classes and types nothing references, with a confidence (low for exports and value uses). Tests and entry points are left out.
          */
         get: operations["graphDeadCode"];
         put?: never;
@@ -674,7 +674,7 @@ export interface paths {
         };
         /**
          * Code graph statistics
-         * @description Size and shape of the code graph: nodes by kind, edges by type, files by language, parse failures, how many calls resolved inside the repository, and the most referenced nodes.
+         * @description The code graph's size and shape: nodes by kind, edges by type, languages, parse failures, resolution rate, most referenced nodes.
          */
         get: operations["graphStats"];
         put?: never;
@@ -696,7 +696,7 @@ export interface paths {
         put?: never;
         /**
          * Check the code graph
-         * @description Integrity of the code graph: dangling and duplicate edges, self-loops, orphaned nodes (in-repo, phantom, external stubs), malformed uids or paths, stale paths, the slowest extractions and files that failed to parse. healthy ignores the informational categories (meta.informational_categories). fix: true deletes only the fixable categories (meta.fixable_categories), then has the indexer reload; `issues` then describes the graph after the repair.
+         * @description Checks the code graph (dangling edges, orphans, stale paths, parse failures); fix: true deletes the fixable findings.
          */
         post: operations["graphDoctor"];
         delete?: never;
@@ -716,7 +716,7 @@ export interface paths {
         put?: never;
         /**
          * Re-index the code graph
-         * @description Brings the code graph up to date with the working tree (only changed files unless force) and answers with what the pass did. Progress is reported while it runs. The hub indexes on start and on every saved file anyway; call this after a large checkout or to force a full re-extraction.
+         * @description Updates the code graph from the working tree now (changed files, or all with force). The hub indexes on save; use it after a big checkout.
          */
         post: operations["graphReindex"];
         delete?: never;
@@ -734,7 +734,7 @@ export interface paths {
         };
         /**
          * Hub health
-         * @description Version, uptime, database schema version, size and row counts, whether FTS5 is available, and which modules are enabled. Call it first when other tools fail unexpectedly.
+         * @description Hub version, uptime, database size and counts, FTS5 and enabled modules. Call it first when other tools fail unexpectedly.
          */
         get: operations["health"];
         put?: never;
@@ -776,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * Record an observation
-         * @description Save something learned (a pattern, decision, pitfall, fact or preference) so later tasks can find it with cos_search. Recording the same text again in the same session merges into the first record (merged: true) and keeps the higher confidence and impact.
+         * @description Saves something learned (pattern, decision, pitfall, fact, preference) for later tasks to find with cos_search; a repeat in one session merges.
          */
         post: operations["observationRecord"];
         delete?: never;
@@ -794,7 +794,7 @@ export interface paths {
         };
         /**
          * Recent memory by day
-         * @description Observations recorded in the last days, newest first, with a count per UTC day. Pass next_before back as before for older entries.
+         * @description Observations of the last days, newest first, with a count per UTC day; next_before pages back.
          */
         get: operations["timeline"];
         put?: never;
@@ -814,21 +814,21 @@ export interface paths {
         };
         /**
          * One observation in full
-         * @description The whole record: narrative, facts, files, task and counters. Each read raises the record in later rankings.
+         * @description One observation in full: narrative, facts, files, task, counters. Reading it raises it in later rankings.
          */
         get: operations["details"];
         put?: never;
         post?: never;
         /**
          * Forget an observation
-         * @description Delete an observation that is wrong or no longer true. The deletion is audited (id, type, content hash, reason, who, when); the text itself is not kept.
+         * @description Deletes a wrong or outdated observation; the deletion is audited (cos_forget_log), its text is not kept.
          */
         delete: operations["forget"];
         options?: never;
         head?: never;
         /**
          * Correct an observation
-         * @description Change fields of an observation (omitted fields stay). Use it to raise or lower confidence as evidence comes in, rather than recording a near-copy.
+         * @description Changes an observation's fields (omitted ones stay), e.g. its confidence as evidence comes in, instead of recording a near-copy.
          */
         patch: operations["observationUpdate"];
         trace?: never;
@@ -842,7 +842,7 @@ export interface paths {
         };
         /**
          * Forgotten observations
-         * @description The audit trail of cos_forget, newest first: which record went, why, who and when.
+         * @description The audit trail of cos_forget, newest first: which record, why, who and when.
          */
         get: operations["forgetLog"];
         put?: never;
@@ -862,7 +862,7 @@ export interface paths {
         };
         /**
          * Tool-call metrics
-         * @description Per tool over a window: calls, error rate and errors by category, p50/p95/p99 latency in ms, truncation rate and mean answer size. Use it to see which tools fail or are slow.
+         * @description Per tool over a window: calls, errors by category, p50/p95/p99 latency, truncation rate, answer size: which tools fail or are slow.
          */
         get: operations["metrics"];
         put?: never;
@@ -882,7 +882,7 @@ export interface paths {
         };
         /**
          * Query the hub log
-         * @description Warnings and errors the hub logged (newest first): filter by level, scope, time, text, session or error id. Use the error id an error envelope quoted to find that failure's stack.
+         * @description Warnings and errors the hub logged, newest first. Give the error id an error envelope quoted to see that failure's stack.
          */
         get: operations["logQuery"];
         put?: never;
@@ -922,7 +922,7 @@ export interface paths {
         };
         /**
          * Who is connected
-         * @description Agents working with this hub, from their hooks and MCP sessions (one entry per agent): client, model, lifecycle, what each is doing, the files it edited and the task it claimed. Use it before claiming work others may hold.
+         * @description Agents working with this hub, from their hooks and MCP sessions: client, model, lifecycle, what each is doing, files edited and claimed task. Check it before taking work others may hold.
          */
         get: operations["presenceQuery"];
         put?: never;
@@ -962,7 +962,7 @@ export interface paths {
         };
         /**
          * Supervision roles
-         * @description Every role an evidence bundle has a slot for, built-in or registered in roles.json, with its output's JSON Schema.
+         * @description The roles an evidence bundle has a slot for, with the JSON Schema of each one's output.
          */
         get: operations["superviseRoles"];
         put?: never;
@@ -982,7 +982,7 @@ export interface paths {
         };
         /**
          * A role's recorded outputs
-         * @description The newest outputs one role recorded, across the 200 most recently written bundles or in one session.
+         * @description The newest outputs one role recorded, across recent bundles or in one session.
          */
         get: operations["superviseRoleOutputs"];
         put?: never;
@@ -1002,7 +1002,7 @@ export interface paths {
         };
         /**
          * Search memory
-         * @description Find observations recorded by earlier tasks. Ranked by text relevance blended with confidence, recency, impact and how often a record was read; each result carries its score and the parts. Open one with cos_details.
+         * @description Searches what earlier tasks recorded, ranked by relevance, confidence, recency and impact. Open a result with cos_details.
          */
         get: operations["search"];
         put?: never;
@@ -1022,7 +1022,7 @@ export interface paths {
         };
         /**
          * Search the documentation
-         * @description Full-text search over the repository's markdown and text docs, chunked by section. Each result names the file, heading path and anchor to open, with a snippet and bm25 score. Ask the docs before reading code.
+         * @description Full-text search over the repository's docs by section: file, heading path, anchor and snippet. Ask the docs before reading code.
          */
         get: operations["docSearch"];
         put?: never;
@@ -1042,7 +1042,7 @@ export interface paths {
         };
         /**
          * Search everything
-         * @description One query across the task board, the docs, memory and the code graph. Each result names its layer and how to open it (task id, doc path and heading, observation id, graph uid); counts per layer; layers of disabled modules are skipped and named in meta.skipped_layers.
+         * @description One query over tasks, docs, memory and the code graph; each result names its layer and how to open it. Start here when unsure where to look.
          */
         get: operations["searchAll"];
         put?: never;
@@ -1082,7 +1082,7 @@ export interface paths {
         };
         /**
          * List modules
-         * @description The hub's modules and whether each is enabled in this project.
+         * @description The hub's modules and whether each is on in this project.
          */
         get: operations["moduleList"];
         put?: never;
@@ -1108,9 +1108,29 @@ export interface paths {
         head?: never;
         /**
          * Enable or disable a module
-         * @description Enables or disables a module for this project (kept in subsystems-state.json). A disabled module leaves tools/list and its tools answer module_disabled. The kernel cannot be disabled.
+         * @description Turns a module on or off for this project; an off module's tools leave tools/list and answer module_disabled.
          */
         patch: operations["moduleSet"];
+        trace?: never;
+    };
+    "/api/settings/mcp-profiles": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * MCP tool profiles
+         * @description The tool profiles an MCP client can connect to (/mcp?tools=…): what each is for and the tools it lists now.
+         */
+        get: operations["mcpProfiles"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/settings/hooks": {
@@ -1188,7 +1208,7 @@ export interface paths {
         put?: never;
         /**
          * Record a role's output
-         * @description Persist one role's output into the session's evidence bundle. Outputs with status ok must fit the role's schema (the answer names the field that does not); fail and timeout are recorded as degraded. Concurrent calls for one session are applied one after another; none is lost.
+         * @description Records one role's output in a session's evidence bundle; with status ok it must fit the role's schema (cos_supervise_roles).
          */
         post: operations["superviseRecordOutput"];
         delete?: never;
@@ -1206,7 +1226,7 @@ export interface paths {
         };
         /**
          * Read an evidence bundle
-         * @description The session's evidence bundle: one slot per role with its outputs, plus backtracks, discoveries and degraded runs. meta.slots_cut says which slots were shortened to max_per_role.
+         * @description A session's evidence bundle: each role's outputs, backtracks, discoveries and degraded runs.
          */
         get: operations["superviseBundle"];
         put?: never;
@@ -1356,7 +1376,6 @@ export interface components {
             problems: string[];
         };
         ModuleInfo: {
-            /** @description a module id */
             id: "kernel" | "tasks" | "graph" | "memory" | "docs" | "observability" | "supervise";
             enabled: boolean;
             description: string;
@@ -1524,21 +1543,15 @@ export interface operations {
     boardList: {
         parameters: {
             query?: {
-                /** @description Board column (status); "ready" is a label, not a status */
                 status?: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                /** @description What sort of work the task is */
                 kind?: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                /** @description Only cards in this swimlane */
                 swimlane?: string;
-                /** @description Only cards of this epic */
                 epic?: string;
-                /** @description Only cards with this label, e.g. ready */
                 label?: string;
-                /** @description Show the archive column too */
                 include_archive?: boolean;
-                /** @description Cards per column (1–500, default 20) */
+                /** @description per column */
                 limit?: number;
-                /** @description A column's next_cursor from meta.next_cursor: answers that column's next page only (keep the same filters) */
+                /** @description meta.next_cursor, or a column's for that column */
                 cursor?: string;
             };
             header?: never;
@@ -1556,7 +1569,6 @@ export interface operations {
                     "application/json": {
                         data: {
                             columns: {
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                                 /** @description Cards in the column matching the filters, all pages */
                                 count: number;
@@ -1566,11 +1578,9 @@ export interface operations {
                                 cards: {
                                     id: string;
                                     title: string;
-                                    /** @description Board column (status); "ready" is a label, not a status */
                                     status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                    /** @description What sort of work the task is */
                                     kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                    /** @description P0 (drop everything) to P3 (when there is time) */
+                                    /** @description P0 urgent … P3 when there is time */
                                     priority: "P0" | "P1" | "P2" | "P3";
                                     appetite?: string;
                                     swimlane?: string;
@@ -1586,7 +1596,6 @@ export interface operations {
                             /** @description Cards matching the filters on the whole board */
                             total: number;
                             wip: {
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                                 count: number;
                                 cap: number;
@@ -1660,7 +1669,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
                 id: string;
             };
             cookie?: never;
@@ -1678,11 +1686,9 @@ export interface operations {
                             /** @description TASK-<n> */
                             id: string;
                             title: string;
-                            /** @description Board column (status); "ready" is a label, not a status */
                             status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                            /** @description What sort of work the task is */
                             kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                            /** @description P0 (drop everything) to P3 (when there is time) */
+                            /** @description P0 urgent … P3 when there is time */
                             priority: "P0" | "P1" | "P2" | "P3";
                             appetite?: string;
                             swimlane?: string;
@@ -1775,7 +1781,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
                 id: string;
             };
             cookie?: never;
@@ -1783,38 +1788,26 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The version you last read (cos_task_show); the write is refused if the task changed since, so no update is lost */
                     expected_version?: number;
                     title?: string;
-                    /** @description What sort of work the task is */
                     kind?: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                    /** @description P0 (drop everything) to P3 (when there is time) */
+                    /** @description P0 urgent … P3 when there is time */
                     priority?: "P0" | "P1" | "P2" | "P3";
-                    /** @description 30m, 2h, 1d, 1w, 1cy; "" clears it */
+                    /** @description "" clears it */
                     appetite?: string;
-                    /** @description Swimlane; an empty string clears it */
+                    /** @description "" clears it */
                     swimlane?: string;
-                    /** @description Epic; an empty string clears it */
+                    /** @description "" clears it */
                     epic?: string;
-                    /** @description Replaces all labels */
                     labels?: string[];
-                    /** @description Labels to add, e.g. ["ready"] */
                     add_labels?: string[];
-                    /** @description Labels to remove */
                     remove_labels?: string[];
-                    /** @description Replaces the dependencies (must exist, no cycles) */
                     depends_on?: string[];
-                    /** @description Replaces what blocks the task */
                     blocked_by?: string[];
-                    /** @description Replaces the references */
                     references?: string[];
-                    /** @description Replaces the Outcome section */
                     outcome?: string;
-                    /** @description Replaces the Read First section */
                     read_first?: string;
-                    /** @description Replaces the Acceptance section (Given/When/Then) */
                     acceptance?: string;
-                    /** @description The calling agent session id, recorded on the task and in its history */
                     agent_session?: string;
                 };
             };
@@ -1832,11 +1825,9 @@ export interface operations {
                                 /** @description TASK-<n> */
                                 id: string;
                                 title: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                /** @description What sort of work the task is */
                                 kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                /** @description P0 (drop everything) to P3 (when there is time) */
+                                /** @description P0 urgent … P3 when there is time */
                                 priority: "P0" | "P1" | "P2" | "P3";
                                 appetite?: string;
                                 swimlane?: string;
@@ -1865,7 +1856,6 @@ export interface operations {
                                 unknown_sections: string[];
                             };
                             old_status: ("icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive") | null;
-                            /** @description Board column (status); "ready" is a label, not a status */
                             new_status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                             /** @description Fields that changed (empty: nothing to do, no new version) */
                             changed: string[];
@@ -1941,39 +1931,25 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Short title; the file name is made from it */
                     title: string;
-                    /** @description What sort of work the task is */
                     kind?: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                    /** @description P0 (drop everything) to P3 (when there is time) */
+                    /** @description P0 urgent … P3 when there is time */
                     priority?: "P0" | "P1" | "P2" | "P3";
-                    /** @description Where the task starts: icebox (default) or emergency (WIP-capped) */
                     status?: "icebox" | "emergency";
-                    /** @description How much time the task is worth: 30m, 2h, 1d, 1w, 1cy (cycles) */
+                    /** @description 30m, 2h, 1d, 1w or 1cy */
                     appetite?: string;
                     swimlane?: string;
                     epic?: string;
-                    /** @description Labels; "ready" queues the task for cos_task_claim_next */
                     labels?: string[];
-                    /** @description Shorthand for adding the "ready" label */
                     ready?: boolean;
-                    /** @description Tasks that must be complete before this one can be claimed */
                     depends_on?: string[];
-                    /** @description What blocks the task (free text or task ids) */
                     blocked_by?: string[];
-                    /** @description Links, files or docs worth knowing */
                     references?: string[];
-                    /** @description The Outcome section: what is true when the task is done */
                     outcome?: string;
-                    /** @description The Read First section: what to read before starting */
                     read_first?: string;
-                    /** @description The Acceptance section, as Given/When/Then */
                     acceptance?: string;
-                    /** @description The calling agent session id, recorded on the task and in its history */
                     agent_session?: string;
-                    /** @description Go over the target column's WIP cap; needs a reason, and both are recorded */
                     bypass_wip?: boolean;
-                    /** @description Why; recorded in the history and the Work Log */
                     reason?: string;
                 };
             };
@@ -1991,11 +1967,9 @@ export interface operations {
                                 /** @description TASK-<n> */
                                 id: string;
                                 title: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                /** @description What sort of work the task is */
                                 kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                /** @description P0 (drop everything) to P3 (when there is time) */
+                                /** @description P0 urgent … P3 when there is time */
                                 priority: "P0" | "P1" | "P2" | "P3";
                                 appetite?: string;
                                 swimlane?: string;
@@ -2024,7 +1998,6 @@ export interface operations {
                                 unknown_sections: string[];
                             };
                             old_status: ("icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive") | null;
-                            /** @description Board column (status); "ready" is a label, not a status */
                             new_status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                             /** @description Fields that changed (empty: nothing to do, no new version) */
                             changed: string[];
@@ -2095,7 +2068,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
                 id: string;
             };
             cookie?: never;
@@ -2103,17 +2075,12 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Board column (status); "ready" is a label, not a status */
                     to: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                    /** @description The version you last read (cos_task_show); the write is refused if the task changed since, so no update is lost */
                     expected_version?: number;
-                    /** @description Why; recorded in the history and the Work Log */
                     reason?: string;
-                    /** @description Go over the target column's WIP cap; needs a reason, and both are recorded */
                     bypass_wip?: boolean;
-                    /** @description Pass board.json's quality gates anyway; needs a reason, both recorded */
+                    /** @description skip the quality gates; needs a reason */
                     bypass_gates?: boolean;
-                    /** @description The calling agent session id, recorded on the task and in its history */
                     agent_session?: string;
                 };
             };
@@ -2131,11 +2098,9 @@ export interface operations {
                                 /** @description TASK-<n> */
                                 id: string;
                                 title: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                /** @description What sort of work the task is */
                                 kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                /** @description P0 (drop everything) to P3 (when there is time) */
+                                /** @description P0 urgent … P3 when there is time */
                                 priority: "P0" | "P1" | "P2" | "P3";
                                 appetite?: string;
                                 swimlane?: string;
@@ -2164,7 +2129,6 @@ export interface operations {
                                 unknown_sections: string[];
                             };
                             old_status: ("icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive") | null;
-                            /** @description Board column (status); "ready" is a label, not a status */
                             new_status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                             /** @description Fields that changed (empty: nothing to do, no new version) */
                             changed: string[];
@@ -2235,7 +2199,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
                 id: string;
             };
             cookie?: never;
@@ -2243,11 +2206,8 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The entry; several lines are kept together */
                     text: string;
-                    /** @description The version you last read (cos_task_show); the write is refused if the task changed since, so no update is lost */
                     expected_version?: number;
-                    /** @description The calling agent session id, recorded on the task and in its history */
                     agent_session?: string;
                 };
             };
@@ -2265,11 +2225,9 @@ export interface operations {
                                 /** @description TASK-<n> */
                                 id: string;
                                 title: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                /** @description What sort of work the task is */
                                 kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                /** @description P0 (drop everything) to P3 (when there is time) */
+                                /** @description P0 urgent … P3 when there is time */
                                 priority: "P0" | "P1" | "P2" | "P3";
                                 appetite?: string;
                                 swimlane?: string;
@@ -2298,7 +2256,6 @@ export interface operations {
                                 unknown_sections: string[];
                             };
                             old_status: ("icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive") | null;
-                            /** @description Board column (status); "ready" is a label, not a status */
                             new_status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                             /** @description Fields that changed (empty: nothing to do, no new version) */
                             changed: string[];
@@ -2374,13 +2331,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description The calling agent session id, recorded on the task and in its history */
                     agent_session?: string;
-                    /** @description Only claim from this swimlane */
                     swimlane?: string;
-                    /** @description Go over the target column's WIP cap; needs a reason, and both are recorded */
                     bypass_wip?: boolean;
-                    /** @description Why; recorded in the history and the Work Log */
                     reason?: string;
                 };
             };
@@ -2399,11 +2352,9 @@ export interface operations {
                                 /** @description TASK-<n> */
                                 id: string;
                                 title: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                /** @description What sort of work the task is */
                                 kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                /** @description P0 (drop everything) to P3 (when there is time) */
+                                /** @description P0 urgent … P3 when there is time */
                                 priority: "P0" | "P1" | "P2" | "P3";
                                 appetite?: string;
                                 swimlane?: string;
@@ -2505,7 +2456,6 @@ export interface operations {
                 "application/json": {
                     /** @description default true: list only */
                     dry_run?: boolean;
-                    /** @description Task id, e.g. TASK-12 (or just 12) */
                     task?: string;
                     /** @description default: the project setting */
                     grace_minutes?: number;
@@ -2600,9 +2550,7 @@ export interface operations {
         parameters: {
             query?: {
                 swimlane?: string;
-                /** @description Page size (1–500, default 50) */
                 limit?: number;
-                /** @description Results to skip (from next_offset) */
                 offset?: number;
             };
             header?: never;
@@ -2622,11 +2570,9 @@ export interface operations {
                             tasks: {
                                 id: string;
                                 title: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                /** @description What sort of work the task is */
                                 kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                /** @description P0 (drop everything) to P3 (when there is time) */
+                                /** @description P0 urgent … P3 when there is time */
                                 priority: "P0" | "P1" | "P2" | "P3";
                                 appetite?: string;
                                 swimlane?: string;
@@ -2704,14 +2650,10 @@ export interface operations {
     boardSearch: {
         parameters: {
             query: {
-                /** @description Words to look for */
                 query: string;
-                /** @description Board column (status); "ready" is a label, not a status */
                 status?: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                 include_archive?: boolean;
-                /** @description Page size (1–500, default 20) */
                 limit?: number;
-                /** @description Results to skip (from next_offset) */
                 offset?: number;
             };
             header?: never;
@@ -2731,11 +2673,9 @@ export interface operations {
                             results: {
                                 id: string;
                                 title: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                /** @description What sort of work the task is */
                                 kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                /** @description P0 (drop everything) to P3 (when there is time) */
+                                /** @description P0 urgent … P3 when there is time */
                                 priority: "P0" | "P1" | "P2" | "P3";
                                 path: string;
                                 /** @description bm25 relevance; higher is better */
@@ -2807,16 +2747,14 @@ export interface operations {
     boardTaskHistory: {
         parameters: {
             query?: {
-                /** @description Only events after this seq (next_after_seq) */
+                /** @description next_after_seq of the previous page */
                 after_seq?: number;
-                /** @description Page size (1–500, default 100) */
                 limit?: number;
-                /** @description add commit events: commits naming the task or on its branch */
+                /** @description also commits naming it or on its branch */
                 include_commits?: boolean;
             };
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
                 id: string;
             };
             cookie?: never;
@@ -2910,16 +2848,13 @@ export interface operations {
     boardTaskChanges: {
         parameters: {
             query?: {
-                /** @description branch to compare with (default origin/HEAD, main or master) */
+                /** @description default origin/HEAD, main or master */
                 base?: string;
-                /** @description hops of consumers (default 2) */
                 depth?: number;
-                /** @description entries per list (default 200) */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
                 id: string;
             };
             cookie?: never;
@@ -3098,9 +3033,8 @@ export interface operations {
             query?: {
                 /** @description start of the window (default: hours ago) */
                 since?: string;
-                /** @description window length (default 24) */
                 hours?: number;
-                /** @description idle time that makes a task stuck (default 24) */
+                /** @description idle hours that make a task stuck */
                 stuck_hours?: number;
             };
             header?: never;
@@ -3219,7 +3153,6 @@ export interface operations {
                 from?: string;
                 /** @description window end (default: now) */
                 to?: string;
-                /** @description window length when from is omitted (default 4) */
                 weeks?: number;
             };
             header?: never;
@@ -3375,7 +3308,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
                 id: string;
             };
             cookie?: never;
@@ -3394,11 +3326,9 @@ export interface operations {
                             dependencies: {
                                 id: string;
                                 title: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                /** @description What sort of work the task is */
                                 kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                /** @description P0 (drop everything) to P3 (when there is time) */
+                                /** @description P0 urgent … P3 when there is time */
                                 priority: "P0" | "P1" | "P2" | "P3";
                                 appetite?: string;
                                 swimlane?: string;
@@ -3477,7 +3407,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Task id, e.g. TASK-12 (or just 12) */
                 id: string;
             };
             cookie?: never;
@@ -3496,11 +3425,9 @@ export interface operations {
                             dependents: {
                                 id: string;
                                 title: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
-                                /** @description What sort of work the task is */
                                 kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
-                                /** @description P0 (drop everything) to P3 (when there is time) */
+                                /** @description P0 urgent … P3 when there is time */
                                 priority: "P0" | "P1" | "P2" | "P3";
                                 appetite?: string;
                                 swimlane?: string;
@@ -3589,7 +3516,6 @@ export interface operations {
                     "application/json": {
                         data: {
                             columns: {
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                                 count: number;
                                 cap: number;
@@ -3598,7 +3524,6 @@ export interface operations {
                                 task_ids: string[];
                             }[];
                             violations: {
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                                 count: number;
                                 cap: number;
@@ -3606,7 +3531,6 @@ export interface operations {
                             recent_bypasses: {
                                 task_id: string;
                                 at: string;
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                                 cap: number;
                                 count_before: number;
@@ -3693,7 +3617,6 @@ export interface operations {
                     "application/json": {
                         data: {
                             columns: {
-                                /** @description Board column (status); "ready" is a label, not a status */
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
                                 cap: number | null;
                                 transitions: ("icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive")[];
@@ -3771,7 +3694,6 @@ export interface operations {
     docHeader: {
         parameters: {
             query: {
-                /** @description Repository-relative path, e.g. docs/guide.md */
                 path: string;
             };
             header?: never;
@@ -3866,17 +3788,12 @@ export interface operations {
     docHeadersBy: {
         parameters: {
             query: {
-                /** @description Front matter key, e.g. status, tags, owner */
                 key: string;
-                /** @description Match when the value equals this (case-insensitive); for a list, when any item does. Omit to match every document that has the key */
+                /** @description equal, case-insensitive (any item of a list) */
                 value?: string;
-                /** @description Only documents under this path, e.g. docs/adr/ */
                 path_prefix?: string;
-                /** @description Only documents of this type (see cos_doc_search) */
                 doc_type?: string;
-                /** @description Documents per page */
                 limit?: number;
-                /** @description next_offset from meta */
                 offset?: number;
             };
             header?: never;
@@ -3977,13 +3894,9 @@ export interface operations {
     graphSearch: {
         parameters: {
             query: {
-                /** @description words, a name or a qualified name */
                 query: string;
-                /** @description only these node kinds (default all) */
                 kinds?: ("folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external")[];
-                /** @description page size (default 20) */
                 limit?: number;
-                /** @description skip this many (meta.next_offset of the previous page) */
                 offset?: number;
             };
             header?: never;
@@ -4079,9 +3992,8 @@ export interface operations {
     graphResolve: {
         parameters: {
             query: {
-                /** @description what to resolve: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name */
                 name: string;
-                /** @description page size (default 10) */
                 limit?: number;
             };
             header?: never;
@@ -4191,19 +4103,15 @@ export interface operations {
     graphContext: {
         parameters: {
             query: {
-                /** @description the node: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name */
                 node: string;
-                /** @description hops for the summary counts (default 1: none) */
+                /** @description hops counted in a summary (1: none) */
                 depth?: number;
-                /** @description only these edge types */
                 edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
-                /** @description neighbours listed per edge type and direction (default 25) */
+                /** @description per edge type and direction */
                 per_type?: number;
-                /** @description skip this many (meta.next_offset of the previous page) */
                 offset?: number;
-                /** @description add the node's source lines (default false) */
                 include_source?: boolean;
-                /** @description cap on the excerpt (default 200) */
                 max_source_lines?: number;
             };
             header?: never;
@@ -4365,15 +4273,12 @@ export interface operations {
     graphReferences: {
         parameters: {
             query: {
-                /** @description the node referred to: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name */
                 node: string;
-                /** @description edge kinds (default: per node kind) */
+                /** @description default: by the node's kind */
                 kinds?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
-                /** @description drop edges below this confidence (default 0) */
                 min_confidence?: number;
-                /** @description page size (default 100) */
                 limit?: number;
-                /** @description skip this many (meta.next_offset of the previous page) */
                 offset?: number;
             };
             header?: never;
@@ -4502,19 +4407,17 @@ export interface operations {
     graphImpact: {
         parameters: {
             query: {
-                /** @description the node changed: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name */
                 node: string;
-                /** @description upstream (default): dependents; downstream: dependencies */
+                /** @description upstream: dependents; downstream: dependencies */
                 direction?: "upstream" | "downstream";
-                /** @description hops (default 3) */
                 depth?: number;
-                /** @description follow only these (default all but contains) */
+                /** @description default all but contains */
                 edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
-                /** @description skip edges below this (default 0) */
                 min_confidence?: number;
-                /** @description entries listed per tier (default 100) */
+                /** @description per tier */
                 limit?: number;
-                /** @description skip this many entries of each tier (meta.next_offset of the previous page) */
+                /** @description per tier */
                 offset?: number;
             };
             header?: never;
@@ -4684,15 +4587,12 @@ export interface operations {
     graphPath: {
         parameters: {
             query: {
-                /** @description where the path starts: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name */
                 source: string;
-                /** @description where it ends: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name */
                 target: string;
-                /** @description longest path searched (default 6) */
                 max_hops?: number;
-                /** @description only these edge types (default all) */
                 edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
-                /** @description follow edges only forward (default true) */
                 directed?: boolean;
             };
             header?: never;
@@ -4833,13 +4733,10 @@ export interface operations {
     graphTrace: {
         parameters: {
             query: {
-                /** @description the entry point (function, method or file): a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name; a function, method or file */
                 entry: string;
-                /** @description call depth (default 5) */
                 max_depth?: number;
-                /** @description steps listed at most (default 300) */
                 max_steps?: number;
-                /** @description list calls to external targets as steps (default true) */
                 include_external?: boolean;
             };
             header?: never;
@@ -4984,11 +4881,9 @@ export interface operations {
     graphSimilar: {
         parameters: {
             query: {
-                /** @description the symbol: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name */
                 node: string;
-                /** @description page size (default 15) */
                 limit?: number;
-                /** @description skip this many (meta.next_offset of the previous page) */
                 offset?: number;
             };
             header?: never;
@@ -5113,11 +5008,10 @@ export interface operations {
     graphRenamePlan: {
         parameters: {
             query: {
-                /** @description the symbol to rename: a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name */
                 node: string;
-                /** @description the new identifier */
                 new_name: string;
-                /** @description look for the name in string literals of the files involved (default true) */
+                /** @description also search string literals */
                 include_strings?: boolean;
             };
             header?: never;
@@ -5312,15 +5206,13 @@ export interface operations {
     graphDetectChanges: {
         parameters: {
             query?: {
-                /** @description a commit or ref to compare with (or a range a..b); omitted = the working tree against HEAD */
+                /** @description a commit or range a..b; default the working tree against HEAD */
                 base?: string;
-                /** @description the other end of the range (default: the working tree) */
+                /** @description default the working tree */
                 head?: string;
-                /** @description hops of consumers (default 2) */
                 depth?: number;
-                /** @description entries per list (default 200) */
                 limit?: number;
-                /** @description include each file's hunks (default false) */
+                /** @description each file's hunks */
                 hunks?: boolean;
             };
             header?: never;
@@ -5485,18 +5377,19 @@ export interface operations {
     graphExport: {
         parameters: {
             query?: {
-                /** @description default json */
                 format?: "json" | "mermaid" | "dot";
-                /** @description where to start (default the repository root): a uid (code:function:src/a.ts::run), a repo path (src/a.ts, docs/), `path::qualified.name`, or a name (run, Store.add) */
+                /** @description uid, path or name; default the repository root */
                 root?: string;
-                /** @description default auto */
+                /** @description auto: containment for folders, else dependencies */
                 mode?: "containment" | "dependencies" | "auto";
-                /** @description dependency edges to follow and show (default: all but contains, links and cites) */
+                /** @description default all but contains, links_to, cites_heading */
                 edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
-                /** @description default 500 */
                 max_nodes?: number;
-                /** @description default 3 */
                 max_hops?: number;
+                /** @description meta.next_cursor */
+                cursor?: string;
+                /** @description agent: pages that fit an answer; subgraph: all of it (up to 5 MB) */
+                budget?: "agent" | "subgraph";
             };
             header?: never;
             path?: never;
@@ -5597,11 +5490,8 @@ export interface operations {
     graphCycles: {
         parameters: {
             query?: {
-                /** @description default imports */
                 edge_type?: "imports" | "calls";
-                /** @description page size (default 50) */
                 limit?: number;
-                /** @description skip this many (meta.next_offset of the previous page) */
                 offset?: number;
             };
             header?: never;
@@ -5696,15 +5586,10 @@ export interface operations {
             query?: {
                 /** @description node kinds (default function, method, class, interface, type, enum) */
                 kinds?: ("folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external")[];
-                /** @description only under this repo path (a file or folder) */
                 path_prefix?: string;
-                /** @description include test files (default false) */
                 include_tests?: boolean;
-                /** @description default low (all) */
                 min_confidence?: "low" | "medium" | "high";
-                /** @description page size (default 100) */
                 limit?: number;
-                /** @description skip this many (meta.next_offset of the previous page) */
                 offset?: number;
             };
             header?: never;
@@ -5796,7 +5681,6 @@ export interface operations {
     graphStats: {
         parameters: {
             query?: {
-                /** @description most referenced nodes to list (default 10) */
                 top?: number;
             };
             header?: never;
@@ -5925,9 +5809,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description delete the fixable findings (default false) */
+                    /** @default false */
                     fix?: boolean;
-                    /** @description examples per category (default 5) */
+                    /** @default 5 */
                     sample_size?: number;
                 };
             };
@@ -6037,9 +5921,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description Re-extract every file even when its content hash is unchanged */
+                    /** @description re-extract unchanged files too */
                     force?: boolean;
-                    /** @description Repository-relative files or directories to refresh; omit for the whole repository */
+                    /** @description default the whole repository */
                     paths?: string[];
                 };
             };
@@ -6327,25 +6211,18 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description What was learned, in a few words */
                     title: string;
-                    /** @description The story: context, what happened, why it matters */
                     narrative?: string;
-                    /** @description Short verifiable statements */
                     facts?: string[];
-                    /** @description Tags that a later search might use (lower-cased) */
                     concepts?: string[];
-                    /** @description pattern: a way of doing things that works here; decision: a choice made and why; pitfall: something that went wrong and how to avoid it; fact: a verified statement about the code or setup; preference: how the user or team wants things done */
+                    /** @description pattern: what works here; decision: a choice and why; pitfall: what went wrong, how to avoid it; fact: verified about the code or setup; preference: how the team wants it */
                     type: "pattern" | "decision" | "pitfall" | "fact" | "preference";
-                    /** @description How sure the recorder is, 0 to 1 (default 0.7) */
+                    /** @default 0.7 */
                     confidence?: number;
-                    /** @description How much getting this wrong would cost: low, medium, high or critical */
                     impact?: "low" | "medium" | "high" | "critical";
-                    /** @description Repository-relative paths this concerns */
                     files?: string[];
-                    /** @description The task this came from */
                     task_id?: string;
-                    /** @description Agent session recording it; defaults to the MCP session. Exact duplicates within one session merge */
+                    /** @description default: this MCP session */
                     session_id?: string;
                 };
             };
@@ -6365,10 +6242,9 @@ export interface operations {
                                 narrative: string;
                                 facts: string[];
                                 concepts: string[];
-                                /** @description pattern: a way of doing things that works here; decision: a choice made and why; pitfall: something that went wrong and how to avoid it; fact: a verified statement about the code or setup; preference: how the user or team wants things done */
+                                /** @description pattern: what works here; decision: a choice and why; pitfall: what went wrong, how to avoid it; fact: verified about the code or setup; preference: how the team wants it */
                                 type: "pattern" | "decision" | "pitfall" | "fact" | "preference";
                                 confidence: number;
-                                /** @description How much getting this wrong would cost: low, medium, high or critical */
                                 impact: "low" | "medium" | "high" | "critical";
                                 files: string[];
                                 task_id: string | null;
@@ -6448,15 +6324,11 @@ export interface operations {
     timeline: {
         parameters: {
             query?: {
-                /** @description Whole UTC days back, today included */
                 days?: number;
-                /** @description Only these memory types */
                 types?: ("pattern" | "decision" | "pitfall" | "fact" | "preference")[];
-                /** @description Only records from this agent session */
                 session_id?: string;
-                /** @description Entries per page */
                 limit?: number;
-                /** @description Cursor: next_before from the previous answer, for older entries */
+                /** @description next_before of the previous page */
                 before?: string;
             };
             header?: never;
@@ -6478,10 +6350,9 @@ export interface operations {
                                 /** @description UTC date, YYYY-MM-DD */
                                 day: string;
                                 title: string;
-                                /** @description pattern: a way of doing things that works here; decision: a choice made and why; pitfall: something that went wrong and how to avoid it; fact: a verified statement about the code or setup; preference: how the user or team wants things done */
+                                /** @description pattern: what works here; decision: a choice and why; pitfall: what went wrong, how to avoid it; fact: verified about the code or setup; preference: how the team wants it */
                                 type: "pattern" | "decision" | "pitfall" | "fact" | "preference";
                                 confidence: number;
-                                /** @description How much getting this wrong would cost: low, medium, high or critical */
                                 impact: "low" | "medium" | "high" | "critical";
                                 task_id: string | null;
                                 session_id: string;
@@ -6559,7 +6430,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Observation id from cos_search or cos_timeline */
                 id: number;
             };
             cookie?: never;
@@ -6579,10 +6449,9 @@ export interface operations {
                             narrative: string;
                             facts: string[];
                             concepts: string[];
-                            /** @description pattern: a way of doing things that works here; decision: a choice made and why; pitfall: something that went wrong and how to avoid it; fact: a verified statement about the code or setup; preference: how the user or team wants things done */
+                            /** @description pattern: what works here; decision: a choice and why; pitfall: what went wrong, how to avoid it; fact: verified about the code or setup; preference: how the team wants it */
                             type: "pattern" | "decision" | "pitfall" | "fact" | "preference";
                             confidence: number;
-                            /** @description How much getting this wrong would cost: low, medium, high or critical */
                             impact: "low" | "medium" | "high" | "critical";
                             files: string[];
                             task_id: string | null;
@@ -6659,12 +6528,10 @@ export interface operations {
     forget: {
         parameters: {
             query?: {
-                /** @description Why it goes: kept in the audit log */
                 reason?: string;
             };
             header?: never;
             path: {
-                /** @description Observation id */
                 id: number;
             };
             cookie?: never;
@@ -6747,7 +6614,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description Observation id */
                 id: number;
             };
             cookie?: never;
@@ -6755,23 +6621,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description What was learned, in a few words */
                     title?: string;
-                    /** @description The story: context, what happened, why it matters */
                     narrative?: string;
-                    /** @description Short verifiable statements */
                     facts?: string[];
-                    /** @description Tags that a later search might use (lower-cased) */
                     concepts?: string[];
-                    /** @description pattern: a way of doing things that works here; decision: a choice made and why; pitfall: something that went wrong and how to avoid it; fact: a verified statement about the code or setup; preference: how the user or team wants things done */
                     type?: "pattern" | "decision" | "pitfall" | "fact" | "preference";
-                    /** @description How sure the recorder is, 0 to 1 (default 0.7) */
                     confidence?: number;
-                    /** @description How much getting this wrong would cost: low, medium, high or critical */
                     impact?: "low" | "medium" | "high" | "critical";
-                    /** @description Repository-relative paths this concerns */
                     files?: string[];
-                    /** @description null detaches the task */
                     task_id?: string | null;
                 };
             };
@@ -6790,10 +6647,9 @@ export interface operations {
                             narrative: string;
                             facts: string[];
                             concepts: string[];
-                            /** @description pattern: a way of doing things that works here; decision: a choice made and why; pitfall: something that went wrong and how to avoid it; fact: a verified statement about the code or setup; preference: how the user or team wants things done */
+                            /** @description pattern: what works here; decision: a choice and why; pitfall: what went wrong, how to avoid it; fact: verified about the code or setup; preference: how the team wants it */
                             type: "pattern" | "decision" | "pitfall" | "fact" | "preference";
                             confidence: number;
-                            /** @description How much getting this wrong would cost: low, medium, high or critical */
                             impact: "low" | "medium" | "high" | "critical";
                             files: string[];
                             task_id: string | null;
@@ -6870,9 +6726,7 @@ export interface operations {
     forgetLog: {
         parameters: {
             query?: {
-                /** @description Entries per page */
                 limit?: number;
-                /** @description Entries to skip, newest first */
                 offset?: number;
             };
             header?: never;
@@ -6964,9 +6818,7 @@ export interface operations {
     metrics: {
         parameters: {
             query?: {
-                /** @description how far back to look (default 1h) */
                 window?: "5m" | "15m" | "1h" | "6h" | "24h" | "7d";
-                /** @description only this tool */
                 tool?: string;
             };
             header?: never;
@@ -7066,18 +6918,15 @@ export interface operations {
     logQuery: {
         parameters: {
             query?: {
-                /** @description this level and above */
                 level?: "warn" | "error" | "fatal";
                 scope?: string;
-                /** @description ISO 8601 time; only entries at or after it */
+                /** @description ISO 8601 */
                 since?: string;
-                /** @description substring of the message or stack */
                 text?: string;
                 session?: string;
                 error_id?: string;
                 /** @description page size (default 50) */
                 limit?: number;
-                /** @description next_cursor of the previous page */
                 cursor?: string;
             };
             header?: never;
@@ -7171,7 +7020,6 @@ export interface operations {
             query?: {
                 /** @description page size (default 100) */
                 limit?: number;
-                /** @description next_cursor of the previous page */
                 cursor?: string;
             };
             header?: never;
@@ -7263,7 +7111,6 @@ export interface operations {
     presenceQuery: {
         parameters: {
             query?: {
-                /** @description also sessions that ended in the last hour */
                 include_ended?: boolean;
             };
             header?: never;
@@ -7527,14 +7374,11 @@ export interface operations {
     superviseRoleOutputs: {
         parameters: {
             query?: {
-                /** @description Only this session */
                 session_id?: string;
-                /** @description Newest outputs to return */
                 limit?: number;
             };
             header?: never;
             path: {
-                /** @description A role from GET /api/roles */
                 role: string;
             };
             cookie?: never;
@@ -7632,21 +7476,13 @@ export interface operations {
     search: {
         parameters: {
             query: {
-                /** @description Words to look for; any script. Operators and quotes are searched as plain text */
                 query: string;
-                /** @description Only these memory types */
                 types?: ("pattern" | "decision" | "pitfall" | "fact" | "preference")[];
-                /** @description Drop records below this */
                 min_confidence?: number;
-                /** @description Only records created within this many days */
                 max_age_days?: number;
-                /** @description Only records about this task */
                 task_id?: string;
-                /** @description Only records from this agent session */
                 session_id?: string;
-                /** @description Results per page */
                 limit?: number;
-                /** @description next_offset from meta */
                 offset?: number;
             };
             header?: never;
@@ -7666,10 +7502,9 @@ export interface operations {
                             results: {
                                 id: number;
                                 title: string;
-                                /** @description pattern: a way of doing things that works here; decision: a choice made and why; pitfall: something that went wrong and how to avoid it; fact: a verified statement about the code or setup; preference: how the user or team wants things done */
+                                /** @description pattern: what works here; decision: a choice and why; pitfall: what went wrong, how to avoid it; fact: verified about the code or setup; preference: how the team wants it */
                                 type: "pattern" | "decision" | "pitfall" | "fact" | "preference";
                                 confidence: number;
-                                /** @description How much getting this wrong would cost: low, medium, high or critical */
                                 impact: "low" | "medium" | "high" | "critical";
                                 concepts: string[];
                                 task_id: string | null;
@@ -7758,15 +7593,11 @@ export interface operations {
     docSearch: {
         parameters: {
             query: {
-                /** @description Words to look for; any script. Operators and quotes are searched as plain text */
                 query: string;
-                /** @description Only documents under this path, e.g. docs/adr/ */
                 path_prefix?: string;
-                /** @description Front matter type, or readme, changelog, contributing, adr, task, doc */
+                /** @description front matter type, or readme, changelog, adr, task, doc */
                 doc_type?: string;
-                /** @description Results per page */
                 limit?: number;
-                /** @description next_offset from meta */
                 offset?: number;
             };
             header?: never;
@@ -7868,11 +7699,8 @@ export interface operations {
     searchAll: {
         parameters: {
             query: {
-                /** @description words to find */
                 query: string;
-                /** @description only these layers (default all) */
                 layers?: ("tasks" | "docs" | "memory" | "graph")[];
-                /** @description results per layer (default 5) */
                 limit?: number;
             };
             header?: never;
@@ -8136,7 +7964,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description a module id */
                 id: "kernel" | "tasks" | "graph" | "memory" | "docs" | "observability" | "supervise";
             };
             cookie?: never;
@@ -8144,7 +7971,6 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description true to enable, false to disable */
                     enabled: boolean;
                 };
             };
@@ -8160,6 +7986,93 @@ export interface operations {
                         data: {
                             module: components["schemas"]["ModuleInfo"];
                             changed: boolean;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    mcpProfiles: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            profiles: {
+                                name: "core" | "board" | "graph" | "all";
+                                summary: string;
+                                /** @description the MCP URL path: /mcp, or /mcp?tools=<name> */
+                                path: string;
+                                default: boolean;
+                                /** @description tools it lists now (modules that are off aside) */
+                                tools: string[];
+                            }[];
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -8603,7 +8516,6 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
-                /** @description The supervised run: letters, digits, _ - . (not first), up to 128 characters */
                 session_id: string;
             };
             cookie?: never;
@@ -8611,18 +8523,14 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description researcher, analyst, architect, implementer, reviewer, tester, or a role from roles.json */
+                    /** @description see cos_supervise_roles */
                     role: string;
-                    /** @description The role's output; with status ok it must match the role's schema (GET /api/roles) */
                     output: {
                         [key: string]: unknown;
                     };
                     status: "ok" | "fail" | "timeout";
-                    /** @description How long the role ran */
                     latency_ms: number;
-                    /** @description Things learned on the way, added to the bundle-wide discoveries */
                     discoveries?: string[];
-                    /** @description Set when this output sends the run back to an earlier step */
                     backtrack?: {
                         reason: string;
                         /** @description The role to go back to */
@@ -8716,14 +8624,11 @@ export interface operations {
     superviseBundle: {
         parameters: {
             query?: {
-                /** @description Only this role's slot */
                 role?: string;
-                /** @description Keep the newest N outputs per slot */
                 max_per_role?: number;
             };
             header?: never;
             path: {
-                /** @description The supervised run */
                 session_id: string;
             };
             cookie?: never;

@@ -26,3 +26,7 @@ export function hookSettings(signal?: AbortSignal) {
 export function setHookSettings(body: HookSettingsPatch) {
   return call(api.PATCH('/api/settings/hooks', { body }));
 }
+
+export function mcpProfiles(signal: AbortSignal) {
+  return call(api.GET('/api/settings/mcp-profiles', { signal }));
+}

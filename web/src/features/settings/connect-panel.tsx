@@ -1,11 +1,12 @@
-// Connect an agent: per client, what `cos connect <client>` writes into this project (its MCP server
-// entry and its hooks), from the hub itself (the same plan the command prints with --dry-run), with
-// copy buttons; and the plain MCP URL for any other client.
-import { useState } from 'react';
+// Connect an agent: the MCP URL for each tool profile with the commands that use it; and per client,
+// what `cos connect <client>` writes into this project (its MCP server entry and its hooks), from the hub
+// itself (the same plan the command prints with --dry-run), with copy buttons.
+import { useEffect, useState } from 'react';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ErrorNotice } from '../../components/error-notice.tsx';
+import { onModulesChanged } from '../../lib/modules.ts';
 import { useQuery } from '../../lib/use-query.ts';
-import { type ConnectClient, connectPlan } from './api.ts';
+import { type ConnectClient, connectPlan, mcpProfiles } from './api.ts';
 
 const CLIENTS: { id: ConnectClient; name: string }[] = [
   { id: 'claude-code', name: 'Claude Code' },
@@ -68,9 +69,15 @@ function ClientPlan({ client, hubUrl }: { client: ConnectClient; hubUrl: string 
 
 export function ConnectPanel() {
   // The page is served by the hub, so its own origin is the hub's address.
-  const hubUrl = window.location.origin;
-  const mcpUrl = `${hubUrl}/mcp`;
+  const origin = window.location.origin;
+  const query = useQuery('mcp-profiles', mcpProfiles);
+  useEffect(() => onModulesChanged(query.reload), [query.reload]);
+  const [chosen, setChosen] = useState('all');
   const [client, setClient] = useState<ConnectClient>('claude-code');
+  const profiles = query.state.value?.data.profiles ?? [];
+  const path = profiles.find((p) => p.name === chosen)?.path ?? '/mcp';
+  const mcpUrl = `${origin}${path}`;
+  const claude = `claude mcp add --transport http cos ${mcpUrl}`;
   const json = JSON.stringify({ mcpServers: { cos: { type: 'http', url: mcpUrl } } }, null, 2);
   return (
     <section className="card wide" aria-labelledby="connect-title">
@@ -81,6 +88,41 @@ export function ConnectPanel() {
         MCP endpoint (Streamable HTTP): <code data-testid="mcp-url">{mcpUrl}</code>{' '}
         <CopyButton text={mcpUrl} label="Copy URL" />
       </p>
+      {query.state.status === 'error' ? (
+        <ErrorNotice error={query.state.error} onRetry={query.reload} />
+      ) : null}
+      {profiles.length > 0 ? (
+        <fieldset className="profiles">
+          <legend>Tool profile: a smaller tool list costs the agent less to read</legend>
+          <ul className="profile-list">
+            {profiles.map((p) => (
+              <li key={p.name} data-profile={p.name}>
+                <label className="switch">
+                  <input
+                    type="radio"
+                    name="mcp-profile"
+                    value={p.name}
+                    checked={chosen === p.name}
+                    onChange={() => setChosen(p.name)}
+                  />
+                  <span className="module-name">{p.name}</span>
+                  <span className="muted">
+                    {p.tools.length} tools{p.default ? ', the default' : ''}
+                  </span>
+                </label>
+                <span className="muted">{p.summary}</span>
+                <span className="profile-url">
+                  <code>{`${origin}${p.path}`}</code>
+                  <CopyButton text={`${origin}${p.path}`} label="Copy" name={`the ${p.name} URL`} />
+                </span>
+              </li>
+            ))}
+          </ul>
+        </fieldset>
+      ) : null}
+      <Snippet label="Claude Code command" text={claude} />
+      <Snippet label="JSON config (Cursor, Claude Desktop, others)" text={json} />
+      <h3>MCP and hooks: cos connect</h3>
       <p className="muted">
         <code>cos connect</code> adds the MCP server and the lifecycle hooks that let the hub see what the
         agent does (prompts, edits, commands) and warn it before it edits a file another agent holds.
@@ -99,11 +141,7 @@ export function ConnectPanel() {
           </button>
         ))}
       </div>
-      <ClientPlan key={client} client={client} hubUrl={hubUrl} />
-      <details>
-        <summary>Other MCP clients (Cursor, Claude Desktop, …)</summary>
-        <Snippet label="JSON config" text={json} />
-      </details>
+      <ClientPlan key={client} client={client} hubUrl={origin} />
     </section>
   );
 }
