@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * What agents did
-         * @description Hook events of coding agents, newest first: prompts, edits, commands, tool uses, conflicts, claims. Filter by agent (last hour: since_minutes 60), file (adds who touched it), kind and failed (failed commands: kind command, failed true).
+         * @description What agents did per their hooks, newest first. An agent's hour: agent, since_minutes 60; who touched a file: file; failed commands: kind command, failed true.
          */
         get: operations["agentActivity"];
         put?: never;
@@ -156,7 +156,7 @@ export interface paths {
         put?: never;
         /**
          * Reclaim dead claims
-         * @description Tasks in progress whose claimant is gone (session ended, or silent past the claim grace) and, with dry_run false, returns them to the ready queue with the reason in their history. Dry run by default.
+         * @description Tasks in progress whose claimant is gone (ended, or silent past the grace); dry_run false returns them to the ready queue.
          */
         post: operations["boardReclaim"];
         delete?: never;
@@ -1443,16 +1443,12 @@ export interface operations {
     agentActivity: {
         parameters: {
             query?: {
-                /** @description hook session id or agent_session */
                 agent?: string;
-                /** @description repository path */
                 file?: string;
                 kind?: "edit" | "command" | "prompt" | "read" | "search" | "web" | "mcp" | "tool" | "conflict" | "claim" | "refresh" | "session" | "other";
                 failed?: boolean;
                 since_minutes?: number;
-                /** @description default 50 */
                 limit?: number;
-                /** @description next_cursor of the previous page */
                 cursor?: string;
             };
             header?: never;
@@ -2454,10 +2450,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description default true: list only */
+                    /** @description default true */
                     dry_run?: boolean;
                     task?: string;
-                    /** @description default: the project setting */
                     grace_minutes?: number;
                 };
             };
