@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
-import { type Db, openDatabase } from './db/open.ts';
+import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
 import { createLogger } from './logger.ts';
@@ -22,7 +22,7 @@ import type { AnyTool } from './tools/define.ts';
 import { ToolRegistry } from './tools/registry.ts';
 import { answerTool, runTool, type ToolAnswer } from './tools/run.ts';
 
-export const DB_FILE_NAME = 'hub.db';
+export { DB_FILE_NAME };
 
 export interface Hub {
   config: Config;

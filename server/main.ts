@@ -1,12 +1,10 @@
-// CLI entry: `cos serve | index | module | doctor`. Reads the configuration, listens, closes gracefully.
+// CLI entry: `cos serve | index | module | doctor | connect | login`. Reads the configuration, listens,
+// closes gracefully.
+// Each command is imported when it runs, so `cos --version` or `cos module list` loads neither the
+// HTTP stack nor the graph (the build turns each import into a chunk of its own).
 import { parseArgs } from 'node:util';
-import { connectCommand } from './cli/connect.ts';
-import { doctor } from './cli/doctor.ts';
-import { indexCommand } from './cli/index.ts';
-import { loginCommand } from './cli/login.ts';
-import { moduleCommand } from './cli/module.ts';
-import { serve } from './cli/serve.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
+import { HUB_VERSION } from './version.ts';
 
 const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR]
        cos index [--force] [path …]
@@ -14,6 +12,7 @@ const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-di
        cos doctor
        cos connect claude-code|codex|gemini [--remove] [--dry-run] [--url URL]
        cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
+       cos --version | --help
 
 Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
 COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR.`;
@@ -33,28 +32,33 @@ async function main(argv: string[]): Promise<number> {
       'dry-run': { type: 'boolean' },
       url: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
+      version: { type: 'boolean', short: 'v' },
     },
   });
   if (values.help) {
     console.log(USAGE);
     return 0;
   }
-  const { help: _help, force, remove, 'dry-run': dryRun, url, ...flags } = values;
+  if (values.version) {
+    console.log(HUB_VERSION);
+    return 0;
+  }
+  const { help: _help, version: _version, force, remove, 'dry-run': dryRun, url, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   const [command = 'serve', ...rest] = positionals;
   switch (command) {
     case 'serve':
-      return serve(config);
+      return (await import('./cli/serve.ts')).serve(config);
     case 'index':
-      return indexCommand(config, rest, force === true);
+      return (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
     case 'module':
-      return moduleCommand(config, rest);
+      return (await import('./cli/module.ts')).moduleCommand(config, rest);
     case 'doctor':
-      return doctor(config);
+      return (await import('./cli/doctor.ts')).doctor(config);
     case 'connect':
-      return connectCommand(config, rest, { remove, dryRun, url });
+      return (await import('./cli/connect.ts')).connectCommand(config, rest, { remove, dryRun, url });
     case 'login':
-      return loginCommand(config);
+      return (await import('./cli/login.ts')).loginCommand(config);
     default:
       console.error(`unknown command "${command}"\n${USAGE}`);
       return 2;

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createBoardService } from '../board/service.ts';
 import type { Config } from '../config.ts';
-import { hasFts5, openDatabase, schemaVersion } from '../db/open.ts';
+import { DB_FILE_NAME, hasFts5, openDatabase, schemaVersion } from '../db/open.ts';
 import { EventBus } from '../events/bus.ts';
 import {
   DOCTOR_CATEGORIES,
@@ -11,7 +11,6 @@ import {
   graphCounts,
   INFORMATIONAL_CATEGORIES,
 } from '../graph/queries/doctor.ts';
-import { DB_FILE_NAME } from '../hub.ts';
 import { ModuleState } from '../modules.ts';
 
 interface Finding {

@@ -1,7 +1,11 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
 import pino from 'pino';
 import type { Config } from '../config.ts';
+import { DB_FILE_NAME, openDatabase } from '../db/open.ts';
+import { EventBus } from '../events/bus.ts';
 import type { IndexProgress } from '../graph/indexer.ts';
-import { createHub } from '../hub.ts';
+import { createGraphService } from '../graph/service.ts';
 
 const BAR = 30;
 const PHASES: IndexProgress['phase'][] = ['scan', 'extract', 'resolve', 'done'];
@@ -38,10 +42,15 @@ function progressPrinter(out: NodeJS.WriteStream): { update(p: IndexProgress): v
 
 /** `cos index [--force] [path …]`: brings the code graph of the repository up to date and prints the figures. */
 export async function indexCommand(config: Config, args: string[], force: boolean): Promise<number> {
-  const hub = createHub(config, { logger: pino({ level: 'warn' }, pino.destination(2)) });
+  // The graph service alone, on the hub's database (migrated here as the hub would): not the whole hub,
+  // whose other services and tools this command never uses and would only slow its start.
+  mkdirSync(config.stateDir, { recursive: true });
+  const dbPath = join(config.stateDir, DB_FILE_NAME);
+  const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs });
+  const logger = pino({ level: 'warn' }, pino.destination(2));
+  const graph = createGraphService({ config, db, dbPath, events: new EventBus(), logger });
   const bar = progressPrinter(process.stderr);
   try {
-    const graph = hub.services.graph;
     const r = await graph.reindex({
       force,
       ...(args.length > 0 ? { paths: args.map((p) => p.replace(/^\.\//, '').replace(/\/+$/, '')) } : {}),
@@ -59,6 +68,7 @@ export async function indexCommand(config: Config, args: string[], force: boolea
     process.stderr.write(`cos index: ${(err as Error).message}\n`);
     return 1;
   } finally {
-    await hub.close();
+    await graph.close();
+    db.close();
   }
 }

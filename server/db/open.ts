@@ -6,6 +6,9 @@ import Database from 'better-sqlite3';
 
 export type Db = Database.Database;
 
+/** The hub's database file, in the state directory. */
+export const DB_FILE_NAME = 'hub.db';
+
 const MIGRATIONS_DIR = new URL('./migrations/', import.meta.url).pathname;
 
 export interface OpenOptions {

@@ -6,7 +6,8 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
+import { startThread } from '../threads.ts';
 import { extractFile } from './extract/index.ts';
 import type { Extraction, FileFacts, GraphNode, Language } from './types.ts';
 
@@ -141,8 +142,7 @@ export class ExtractPool {
   /** `helpers` extra threads (default: one per core beyond the first, at most 3). */
   constructor(helpers = Math.min(3, availableParallelism() - 1)) {
     for (let i = 0; i < helpers; i++) {
-      const w = new Worker(new URL('./worker-bootstrap.cjs', import.meta.url), {
-        workerData: { entry: 'extract-worker' },
+      const w = startThread(new URL('./extract-worker.ts', import.meta.url), {
         execArgv: [],
         resourceLimits: WORKER_LIMITS,
       });

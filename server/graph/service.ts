@@ -1,11 +1,12 @@
 // The graph service the hub holds: a worker thread that owns indexing, a watcher that feeds it, and
 // freshness read from the graph_state row on the main connection. start() never blocks: the hub
 // accepts connections at once and tools answer from whatever is indexed so far.
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { type Config, insideRepo } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
+import { startThread } from '../threads.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
 import { WORKER_LIMITS } from './pool.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
@@ -115,15 +116,14 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
 
   const ensureWorker = (): Worker => {
     if (worker) return worker;
-    const data: WorkerData & { entry: string } = {
-      entry: 'worker',
+    const data: WorkerData = {
       dbPath,
       repo: config.repo,
       ...(options.walk ? { walk: options.walk } : {}),
       ...(options.extractHelpers !== undefined ? { extractHelpers: options.extractHelpers } : {}),
     };
-    // execArgv []: the parent's flags (--test, --inspect …) are not the worker's business; the bootstrap loads tsx.
-    const w = new Worker(new URL('./worker-bootstrap.cjs', import.meta.url), {
+    // execArgv []: the parent's flags (--test, --inspect …) are not the worker's business.
+    const w = startThread(new URL('./worker.ts', import.meta.url), {
       workerData: data,
       execArgv: [],
       resourceLimits: WORKER_LIMITS,

@@ -40,6 +40,10 @@ export function registerStream(app: FastifyInstance, hub: Hub, heartbeatMs = HEA
   app.get(
     '/api/stream/events',
     {
+      // The stream is hijacked (no serializer ever runs) and its one query value is read defensively:
+      // without these, Fastify builds an Ajv instance and a serializer for this route alone at start-up.
+      validatorCompiler: () => () => true,
+      serializerCompiler: () => JSON.stringify,
       schema: {
         operationId: 'streamEvents',
         tags: ['stream'],

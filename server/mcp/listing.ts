@@ -3,10 +3,10 @@
 // Every agent session pays for this listing before its first call, and some clients show all of it to
 // the model, so it says each thing once and spends its bytes where an agent needs them (what a tool is
 // for, and how to call it):
-// - the output schema is an outline of the success envelope: `ok` and the fields `data` always has
-//   (`meta` included). It accepts every answer the tool gives, and the full shape of each stays in
-//   OpenAPI (/openapi.json). The error branch has no schema per tool: an error answer says
-//   `isError: true`, and its envelope (category, retryable, message) and `meta`'s keys are described
+// - the output schema is an outline of the success envelope: the fields `data` always has (`meta`
+//   included). It accepts every answer the tool gives, and the full shape of each stays in OpenAPI
+//   (/openapi.json). The error branch has no schema per tool: an error answer says `isError: true`, and
+//   the envelope (`ok`, the error's category, retryable and message) and `meta`'s keys are described
 //   once, in the server's instructions. The outline leaves room for the error envelope because the SDK
 //   client validates structuredContent against outputSchema even when isError is set;
 // - the input schema is written tightly (json-schema.ts);
@@ -34,7 +34,7 @@ function outline(schema: TSchema): Json {
 
 /** The schema tools/list gives one tool's answers (see the top of this file). */
 export function outputSchemaOf(tool: AnyTool): Tool['outputSchema'] {
-  return { type: 'object', required: ['ok'], properties: { data: outline(tool.output) } };
+  return { type: 'object', properties: { data: outline(tool.output) } };
 }
 
 /** What a client assumes of a hint the tool leaves out (MCP 2025-11-25, ToolAnnotations). */

@@ -2,7 +2,6 @@
 
 import type { ModuleState } from '../modules.ts';
 import type { AnyTool } from './define.ts';
-import { precompile } from './run.ts';
 
 export class ToolRegistry {
   private readonly byName = new Map<string, AnyTool>();
@@ -14,7 +13,6 @@ export class ToolRegistry {
       if (this.byName.has(tool.name)) throw new Error(`tool ${tool.name} is defined twice`);
       this.byName.set(tool.name, tool);
     }
-    precompile(tools);
   }
 
   get(name: string): AnyTool | undefined {

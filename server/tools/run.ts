@@ -19,6 +19,8 @@ export interface RunOptions {
 
 const checks = new WeakMap<TObject, TypeCheck<TObject>>();
 
+// A tool's input checker is compiled on its first call (a millisecond or two), not up front: all 51
+// at once cost more than the rest of the hub's start-up, and a CLI command needs none of them.
 function checkerFor(schema: TObject): TypeCheck<TObject> {
   let check = checks.get(schema);
   if (!check) {
@@ -26,11 +28,6 @@ function checkerFor(schema: TObject): TypeCheck<TObject> {
     checks.set(schema, check);
   }
   return check;
-}
-
-/** Compiles every tool's input checker up front, so the first call of each tool is not the slow one. */
-export function precompile(tools: readonly AnyTool[]): void {
-  for (const tool of tools) checkerFor(tool.input);
 }
 
 const MAX_REPORTED_ERRORS = 5;

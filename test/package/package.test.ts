@@ -1,0 +1,159 @@
+// The package `npm pack` makes: what it ships (and what it must not), its size, and the packed files
+// run in place as a user's `cos` in a fresh git repository. The CI step scripts/pack-smoke.ts installs
+// the same tarball from the registry into a prefix of its own; here the unpacked files borrow the
+// clone's node_modules, so this stays fast enough for `npm test`.
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { before, describe, it } from 'node:test';
+import { checkInstalledCos } from '../../scripts/lib/installed-cos.ts';
+import { ensureSpaBuilt } from '../e2e/browser.ts';
+
+const ROOT = new URL('../../', import.meta.url).pathname;
+const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
+  version: string;
+  scripts: Record<string, string>;
+  bin: Record<string, string>;
+  dependencies: Record<string, string>;
+};
+
+// The package's size as recorded in README.md ("Install and run it": 1.96 MB packed, 7.96 MB unpacked on
+// 2026-12-01), with room for a few more pages and tools. A dependency bundled by mistake (TypeScript
+// alone is 9 MB), the sources or a test corpus goes well past these.
+const MAX_PACKED_BYTES = 2_400_000;
+const MAX_UNPACKED_BYTES = 9_000_000;
+
+interface Packed {
+  filename: string;
+  size: number;
+  unpackedSize: number;
+  files: { path: string; size: number }[];
+}
+
+function newestMtime(path: string): number {
+  const st = statSync(path);
+  if (!st.isDirectory()) return st.mtimeMs;
+  let newest = st.mtimeMs;
+  for (const name of readdirSync(path))
+    if (name !== 'node_modules') newest = Math.max(newest, newestMtime(join(path, name)));
+  return newest;
+}
+
+/** dist/ rebuilt when any source, the build script or package.json is newer (CI builds it first). */
+function ensureServerBuilt(): void {
+  const main = join(ROOT, 'dist/main.js');
+  const inputs = ['server', 'shared', 'scripts/build-server.mjs', 'package.json'].map((p) =>
+    newestMtime(join(ROOT, p)),
+  );
+  if (existsSync(main) && statSync(main).mtimeMs >= Math.max(...inputs)) return;
+  const r = spawnSync(process.execPath, [join(ROOT, 'scripts/build-server.mjs')], {
+    cwd: ROOT,
+    encoding: 'utf8',
+  });
+  assert.equal(r.status, 0, `the server build failed:\n${r.stdout}${r.stderr}`);
+}
+
+function pack(args: string[]): Packed {
+  const r = spawnSync('npm', ['pack', '--ignore-scripts', '--json', ...args], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  assert.equal(r.status, 0, r.stderr);
+  return (JSON.parse(r.stdout) as Packed[])[0]!;
+}
+
+/** The static imports of a built module, transitively, with their sizes: what loads before any command runs. */
+function staticClosure(entry: string): Map<string, number> {
+  const seen = new Map<string, number>();
+  const visit = (file: string) => {
+    if (seen.has(file)) return;
+    const text = readFileSync(join(ROOT, 'dist', file), 'utf8');
+    seen.set(file, text.length);
+    for (const m of text.matchAll(/(?:^|[;\n}])\s*import\s*(?:[^'"()]*?from\s*)?["'](\.\/[^"']+)["']/g))
+      visit(m[1]!.slice(2));
+  };
+  visit(entry);
+  return seen;
+}
+
+describe('the package', { timeout: 600_000 }, () => {
+  let packed: Packed;
+  before(async () => {
+    await ensureSpaBuilt();
+    ensureServerBuilt();
+    packed = pack(['--dry-run']);
+  });
+
+  it('ships the built server, the SPA, the migrations and Swagger UI, and nothing else', () => {
+    const paths = packed.files.map((f) => f.path);
+    for (const must of [
+      'package.json',
+      'dist/cos.js',
+      'dist/main.js',
+      'dist/THIRD-PARTY-LICENSES.md',
+      'dist/@fastify/swagger-ui/static/index.html',
+      'web/dist/index.html',
+    ])
+      assert.ok(paths.includes(must), `the package has ${must}`);
+    for (const sql of readdirSync(join(ROOT, 'server/db/migrations')))
+      assert.ok(paths.includes(`server/db/migrations/${sql}`), `the package has migration ${sql}`);
+    assert.ok(
+      paths.some((p) => /^dist\/chunk-.*\.js\.map$/.test(p)),
+      'source maps ship beside the bundles',
+    );
+    const stray = paths.filter(
+      (p) =>
+        /^(test|scripts|web\/src|node_modules|\.ci)\//.test(p) ||
+        /(^|\/)(fixtures|corpora|bench)\//.test(p) ||
+        (p.endsWith('.ts') && !p.endsWith('.d.ts')) ||
+        /\.(test|spec)\.[cm]?[jt]s$/.test(p),
+    );
+    assert.deepEqual(stray, [], 'no sources, tests, benchmarks or fixtures');
+  });
+
+  it(`stays under ${MAX_PACKED_BYTES / 1e6} MB packed and ${MAX_UNPACKED_BYTES / 1e6} MB unpacked`, () => {
+    assert.ok(packed.size <= MAX_PACKED_BYTES, `packed ${packed.size} bytes`);
+    assert.ok(packed.unpackedSize <= MAX_UNPACKED_BYTES, `unpacked ${packed.unpackedSize} bytes`);
+  });
+
+  it('installs no scripts of its own and names the built command', () => {
+    for (const hook of ['preinstall', 'install', 'postinstall'])
+      assert.equal(pkg.scripts[hook], undefined, `npm would run "${hook}" wherever the package is installed`);
+    assert.equal(pkg.bin.cos, 'dist/cos.js');
+    // What stays external is what npm installs: the native database and the grammar files.
+    assert.ok(pkg.dependencies['better-sqlite3']);
+    assert.equal(pkg.dependencies.tsx, undefined, 'the package never loads TypeScript');
+  });
+
+  it('cos --version and --help load a few KB: every command is imported when it runs', () => {
+    const closure = staticClosure('main.js');
+    const bytes = [...closure.values()].reduce((a, b) => a + b, 0);
+    assert.ok(
+      bytes < 30_000,
+      `main.js loads ${bytes} bytes before any command (${[...closure.keys()].join(', ')}); import a command inside its case in server/main.ts`,
+    );
+  });
+
+  it('the packed files run as a user’s cos: serve (MCP, REST, SPA), index, doctor, module', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cos-packed-'));
+    try {
+      const tarball = join(dir, pack(['--pack-destination', dir]).filename);
+      const r = spawnSync('tar', ['-xzf', tarball, '-C', dir], { encoding: 'utf8' });
+      assert.equal(r.status, 0, r.stderr);
+      const unpacked = join(dir, 'package');
+      assert.equal(existsSync(join(unpacked, 'server/main.ts')), false);
+      // The dependencies come from the clone here (installing them is the CI step's job).
+      symlinkSync(join(ROOT, 'node_modules'), join(unpacked, 'node_modules'), 'dir');
+      const report = await checkInstalledCos([process.execPath, join(unpacked, 'dist/cos.js')], {
+        version: pkg.version,
+      });
+      const seen = Number(/ (\d+) files seen/.exec(report.indexed)?.[1]);
+      assert.ok(seen >= 3, `cos index saw the repository's code files: ${report.indexed}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
