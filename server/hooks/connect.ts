@@ -498,5 +498,6 @@ export function diffText(f: PlannedFile): string {
 
 /** The hook script's text, shipped beside this module. */
 export function hookScriptSource(): string {
-  return readFileSync(new URL(`./${HOOK_SCRIPT_NAME}`, import.meta.url), 'utf8');
+  // One quoted literal: the build ships the script at this path and rewrites the URL for dist/.
+  return readFileSync(new URL('./cos-hook.mjs', import.meta.url), 'utf8');
 }

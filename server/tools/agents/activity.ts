@@ -42,9 +42,6 @@ export const agentActivityTool = defineTool({
     "What agents did per their hooks, newest first. An agent's hour: agent, since_minutes 60; who touched a file: file; failed commands: kind command, failed true.",
   module: 'observability',
   layer: 'metrics',
-  // REST only for now: MCP's tools/list is held to 40,000 bytes (issue 17) and the listing without
-  // this tool leaves about 140 bytes; it goes on MCP once room is made (delete this line).
-  mcp: false,
   input: Type.Object(
     {
       agent: Type.Optional(Type.String({ minLength: 1, maxLength: 200 })),
