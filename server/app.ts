@@ -25,6 +25,7 @@ import { registerToolRoutes } from './http/tool-routes.ts';
 import type { Hub } from './hub.ts';
 import { registerMcpRoutes } from './mcp/routes.ts';
 import type { McpSessions } from './mcp/sessions.ts';
+import { ProjectHubs } from './projects/hubs.ts';
 import { HUB_VERSION } from './version.ts';
 
 declare module 'fastify' {
@@ -33,13 +34,23 @@ declare module 'fastify' {
     mcpSessions: McpSessions;
     /** One-time login links and the SPA's login cookies (used when the hub has a token). */
     logins: LoginSessions;
+    /** The projects this app serves: the default at `/`, every other under `/p/<slug>/`. */
+    projects: ProjectHubs;
   }
+}
+
+export interface BuildAppOptions {
+  /** The projects to serve; without it, only `hub` (at `/` and `/p/<its slug>/`). */
+  projects?: ProjectHubs;
 }
 
 export const WEB_DIST = new URL('../web/dist/', import.meta.url).pathname;
 
-export async function buildApp(hub: Hub): Promise<FastifyInstance> {
+export async function buildApp(hub: Hub, options: BuildAppOptions = {}): Promise<FastifyInstance> {
+  const projects = options.projects ?? new ProjectHubs(hub);
   const app = Fastify({
+    // `/p/<slug>/…` is served by the same routes as `/…`, in that project's hub (see projectOfRequest).
+    rewriteUrl: (raw) => projects.rewrite(raw),
     // pino's Logger is wider than Fastify's logger type; widen here so the app keeps the default instance type.
     loggerInstance: hub.logger as FastifyBaseLogger,
     // Tool calls are recorded by the hub itself; a log line per request would cost ~30% of throughput.
@@ -68,6 +79,7 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
     },
   });
   app.decorate('hub', hub);
+  app.decorate('projects', projects);
   const logins = new LoginSessions();
   app.decorate('logins', logins);
 
@@ -154,6 +166,14 @@ export async function buildApp(hub: Hub): Promise<FastifyInstance> {
     pub.setNotFoundHandler((request, reply) => {
       // The same normalised path the security check judged this request on.
       const path = normalisedPath(request.url);
+      const project = /^\/p\/([^/]+)(\/(?:api(?:\/|$)|mcp$)|$)/.exec(path);
+      if (project?.[2] && !projects.get(project[1]!)) {
+        return sendError(
+          reply,
+          'not_found',
+          `no project "${project[1]}" is served here; GET /api/projects lists them (\`cos project add\` registers one)`,
+        );
+      }
       if (path.startsWith('/api/') || path === '/api' || path === '/mcp' || request.method !== 'GET') {
         return sendError(
           reply,

@@ -1,6 +1,7 @@
 // Configuration: environment first, flags override. Every CLI command and the running hub read the same
 // values, so they agree on which repository and state directory they mean.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { defaultHome } from './projects/registry.ts';
 
 export interface Config {
   port: number;
@@ -9,6 +10,8 @@ export interface Config {
   repo: string;
   /** Absolute path of the hub's state: hub.db, .mcp.log, subsystems-state.json, agent bundles. */
   stateDir: string;
+  /** The user's cos directory (COS_HOME): the registry of projects one hub serves. */
+  home: string;
   tasksDir: string;
   agentDir: string;
   /** Bearer token; required when binding anything but loopback. */
@@ -80,6 +83,7 @@ export function loadConfig(
     host,
     repo,
     stateDir,
+    home: env.COS_HOME ? resolve(cwd, env.COS_HOME) : defaultHome(env),
     tasksDir: under(repo, pick('tasks-dir', 'COS_TASKS_DIR'), 'docs/tasks'),
     agentDir: under(stateDir, pick('agent-dir', 'COS_AGENT_DIR'), 'agents'),
     token,

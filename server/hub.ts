@@ -10,6 +10,7 @@ import type { Config } from './config.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
+import type { PassQueue } from './graph/pass-queue.ts';
 import { createLogger } from './logger.ts';
 import { ModuleState } from './modules.ts';
 import { CallRecorder } from './observability/calls.ts';
@@ -86,6 +87,8 @@ export interface CreateHubOptions {
   logSync?: boolean;
   /** The clock of presence and retention (tests move it). */
   now?: () => number;
+  /** One full index pass at a time across the projects of one process (see ProjectHubs). */
+  passQueue?: PassQueue;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -154,7 +157,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   const { services, lifecycle }: { services: HubServices; lifecycle: ServiceLifecycle[] } =
     options.withoutServices
       ? { services: {} as HubServices, lifecycle: [] }
-      : createServices({ config, db, dbPath, logger, events, modules });
+      : createServices({ config, db, dbPath, logger, events, modules, passQueue: options.passQueue });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.

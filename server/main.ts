@@ -9,13 +9,15 @@ import { HUB_VERSION } from './version.ts';
 const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR]
        cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
+       cos project add [path] [--slug S] [--state-dir DIR] | list | remove <slug>
        cos doctor
        cos connect claude-code|codex|gemini [--remove] [--dry-run] [--url URL]
        cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
        cos --version | --help
 
 Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
-COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR.`;
+COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR,
+COS_HOME (the registry of projects; default the platform's config directory).`;
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -31,6 +33,7 @@ async function main(argv: string[]): Promise<number> {
       remove: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       url: { type: 'string' },
+      slug: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
     },
@@ -43,7 +46,7 @@ async function main(argv: string[]): Promise<number> {
     console.log(HUB_VERSION);
     return 0;
   }
-  const { help: _help, version: _version, force, remove, 'dry-run': dryRun, url, ...flags } = values;
+  const { help: _help, version: _version, force, slug, remove, 'dry-run': dryRun, url, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   const [command = 'serve', ...rest] = positionals;
   switch (command) {
@@ -53,6 +56,11 @@ async function main(argv: string[]): Promise<number> {
       return (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
     case 'module':
       return (await import('./cli/module.ts')).moduleCommand(config, rest);
+    case 'project':
+      return (await import('./cli/project.ts')).projectCommand(config, rest, {
+        slug,
+        stateDir: flags['state-dir'],
+      });
     case 'doctor':
       return (await import('./cli/doctor.ts')).doctor(config);
     case 'connect':

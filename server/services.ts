@@ -1,13 +1,14 @@
 // Builds the domain services (board, graph, memory, docs, …) that tools reach through ctx.services.
 // Each service module adds its own field to HubServices by declaration merging.
 import type { Logger } from 'pino';
-import { resolveTaskKey } from './board/ids.ts';
 import { createBoardService } from './board/service.ts';
+import { taskKeys } from './board/task-keys.ts';
 import type { Config } from './config.ts';
 import type { Db } from './db/open.ts';
 import { createDocsService } from './docs/service.ts';
 import type { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
+import type { PassQueue } from './graph/pass-queue.ts';
 import { createGraphService } from './graph/service.ts';
 import { createMemoryService } from './memory/service.ts';
 import type { ModuleState } from './modules.ts';
@@ -21,6 +22,8 @@ export interface ServiceDeps {
   logger: Logger;
   events: EventBus;
   modules: ModuleState;
+  /** Shared by the projects of one hub process: their full index passes take turns. */
+  passQueue?: PassQueue | undefined;
 }
 
 /** Background work a service starts with the hub (indexing, watching) and stops with it. */
@@ -43,14 +46,15 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
     events,
   });
   const supervise = createSuperviseService({ agentDir: config.agentDir, stateDir: config.stateDir, logger });
-  // The board's commit gate counts a task's commits through the repository's one git reader.
+  // The board's commit gate counts a task's commits through the repository's one git reader, matching
+  // the ids commits write to the board's keys the way the board tools do (task-keys.ts).
   const git = createGitService(config.repo);
   const board = createBoardService({
     config,
     db,
     events,
     logger,
-    linkedCommits: async (key) => (await git.taskCommits(key, resolveTaskKey)).commits.length,
+    linkedCommits: async (key) => (await git.taskCommits(key, taskKeys(db).resolve)).commits.length,
   });
   const services = { board, memory, docs, supervise, git } as HubServices;
   const lifecycle: ServiceLifecycle[] = [

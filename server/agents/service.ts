@@ -3,6 +3,7 @@
 // for the files an agent edited, attributed to it. Per-repository state lives here, not in module
 // singletons, so a hub serving several repositories can hold one of these per repository.
 import type { Logger } from 'pino';
+import { parseTaskId } from '../board/model.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
@@ -286,7 +287,9 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
     graceMinutes?: number;
   }): Promise<ReclaimResult> {
     const graceMs = (opts.graceMinutes ?? settings.get().claim_grace_minutes) * 60_000;
-    const views = claimViews(graceMs).filter((v) => opts.task === undefined || v.task.id === opts.task);
+    const views = claimViews(graceMs).filter(
+      (v) => opts.task === undefined || parseTaskId(v.task.id) === parseTaskId(opts.task),
+    );
     const entries: ReclaimResult['entries'] = [];
     for (const v of views) {
       const dead = v.state === 'ended' || v.state === 'silent';

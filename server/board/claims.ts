@@ -4,7 +4,7 @@
 // processes the write lock and the re-run of the step keep two sessions from claiming one task.
 import { ToolError } from '../errors.ts';
 import { requireTaskId } from './ids.ts';
-import { type Actor, taskKey } from './model.ts';
+import { type Actor, parseTaskId, taskKey } from './model.ts';
 import type { QualityGates } from './quality-gates.ts';
 import type { Reconciler } from './reconcile.ts';
 import type { BoardStore } from './store.ts';
@@ -62,7 +62,7 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
                 unready.length > 0
                   ? `no ready task meets the board's definition of ready (board.json "gates"): ${unready
                       .slice(0, 10)
-                      .map(taskKey)
+                      .map(store.keyOf)
                       .join(
                         ', ',
                       )}${unready.length > 10 ? ` and ${unready.length - 10} more` : ''} lack an Outcome or Acceptance criteria; add them (cos_task_edit), or move one with cos_task_move and bypass_gates`
@@ -121,8 +121,8 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
     paths: string[];
   }[] {
     const out = [];
-    for (const id of store.statusIds('in_progress', 10_000)) {
-      const row = store.get(id);
+    for (const key of store.statusKeys('in_progress', 10_000)) {
+      const row = store.get(parseTaskId(key) ?? 0);
       if (!row) continue;
       let refs: unknown = [];
       try {
@@ -144,7 +144,7 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
         )
         .filter((r) => r !== '' && !r.startsWith('/') && !r.split('/').includes('..'));
       out.push({
-        id: `TASK-${row.id}`,
+        id: row.key,
         title: row.title,
         agent_session: row.agent_session,
         started: row.started,
@@ -183,7 +183,7 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
   /** The in-progress task an agent session holds (presence shows it), or null. */
   function claimedBy(agentSession: string): { id: string; title: string } | null {
     const row = store.claimedBy(agentSession);
-    return row ? { id: `TASK-${row.id}`, title: row.title } : null;
+    return row ? { id: row.key, title: row.title } : null;
   }
 
   return { claimNext, claimedBy, inProgress, release };

@@ -4,6 +4,7 @@ import { ToolError } from '../errors.ts';
 import { requireTaskId } from './ids.ts';
 import {
   type Actor,
+  formatTaskKey,
   type Kind,
   type Priority,
   parseTaskId,
@@ -11,7 +12,6 @@ import {
   slugify,
   type TaskFields,
   type TaskSections,
-  taskKey,
 } from './model.ts';
 import type { Reconciler } from './reconcile.ts';
 import type { BoardStore } from './store.ts';
@@ -90,16 +90,23 @@ export interface EditsOptions {
 export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: EditsOptions) {
   const { announce, durableChange, rewrite } = writes;
 
-  function normaliseDeps(id: number | null, deps: string[]): string[] {
+  /** Dependencies as the keys of the tasks they name (`TASK-046` for `46`), checked to exist, no cycle. */
+  function normaliseDeps(self: { id: number; key: string } | null, deps: string[]): string[] {
+    const id = self?.id ?? null;
     const out: string[] = [];
+    const nums: number[] = [];
     const missing: string[] = [];
     for (const d of deps) {
       const n = parseTaskId(d);
       if (n === null)
         throw new ToolError('validation', `depends_on entry "${d}" is not a task id; pass ids like TASK-12`);
-      if (n === id) throw new ToolError('validation', `${taskKey(n)} cannot depend on itself`);
-      if (store.get(n) === undefined) missing.push(taskKey(n));
-      if (!out.includes(taskKey(n))) out.push(taskKey(n));
+      if (n === id) throw new ToolError('validation', `${self?.key ?? d} cannot depend on itself`);
+      const row = store.get(n);
+      if (row === undefined) missing.push(d.trim());
+      else if (!nums.includes(n)) {
+        nums.push(n);
+        out.push(row.key);
+      }
     }
     if (missing.length > 0)
       throw new ToolError(
@@ -109,13 +116,13 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
     if (id !== null) {
       // Refuse a cycle: tasks in one would never become claimable.
       const seen = new Set<number>();
-      const stack = out.map((k) => Number(k.slice(5)));
+      const stack = [...nums];
       while (stack.length > 0) {
         const cur = stack.pop()!;
         if (cur === id)
           throw new ToolError(
             'validation',
-            `depends_on would make a cycle back to ${taskKey(id)}; drop the dependency that closes it`,
+            `depends_on would make a cycle back to ${self?.key}; drop the dependency that closes it`,
           );
         if (seen.has(cur)) continue;
         seen.add(cur);
@@ -140,9 +147,12 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
       const gate = status === 'emergency' ? wip.gate(status, input, actor) : null;
       if (id === 0) id = store.allocateId();
       const taskId = id;
-      const name = taskFileName(taskId, slug);
+      // New tasks follow the board's own spelling: TASK-054 on a board padded to three digits.
+      const key = formatTaskKey(taskId, store.padWidth());
+      const name = taskFileName(key, slug);
       const fields: TaskFields = {
         id: taskId,
+        key,
         title,
         status,
         kind: input.kind ?? 'feature',
@@ -182,8 +192,9 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
           gate?.record(taskId);
           store.upsert(fields, name, text.slice(parsed.doc.bodyStart), contentHash(text));
           announce(
+            taskId,
             {
-              task_id: taskKey(taskId),
+              task_id: key,
               change: 'created',
               old_status: null,
               new_status: status,
@@ -232,7 +243,7 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
       if (patch.add_labels) labels = cleanList([...labels, ...patch.add_labels]);
       if (patch.remove_labels) labels = labels.filter((x) => !patch.remove_labels?.includes(x));
       next.labels = labels;
-      if (patch.depends_on !== undefined) next.depends_on = normaliseDeps(id, patch.depends_on);
+      if (patch.depends_on !== undefined) next.depends_on = normaliseDeps(f, patch.depends_on);
       if (patch.blocked_by !== undefined) next.blocked_by = cleanList(patch.blocked_by);
       if (patch.references !== undefined) next.references = cleanList(patch.references);
       const sections: TaskSections = { ...l.doc.sections };
@@ -258,8 +269,9 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
       next.version = f.version + 1;
       return rewrite(l, next, sections, (doc) => {
         announce(
+          id,
           {
-            task_id: taskKey(id),
+            task_id: f.key,
             change: 'edited',
             old_status: f.status,
             new_status: f.status,
@@ -298,8 +310,9 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
       const fields = { ...f, version: f.version + 1 };
       return rewrite(l, fields, appendLog(l.doc.sections, line), (doc) => {
         announce(
+          id,
           {
-            task_id: taskKey(id),
+            task_id: f.key,
             change: 'work_log',
             old_status: f.status,
             new_status: f.status,

@@ -4,7 +4,7 @@
 // it has only its front matter's created/started/completed, and those stand in for the moves the
 // history never recorded.
 import type { Db } from '../db/open.ts';
-import { STATUSES, type Status, taskKey } from './model.ts';
+import { STATUSES, type Status } from './model.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -24,6 +24,8 @@ interface EventRow {
 
 interface TaskRowLite {
   id: number;
+  /** The id as the file writes it (`TASK-046`). */
+  key: string;
   title: string;
   status: string;
   kind: string;
@@ -68,7 +70,7 @@ export function readFlows(db: Db): TaskFlow[] {
       'SELECT seq, task_id, at, type, from_status, to_status, agent_session, reason FROM task_events ORDER BY seq',
     );
     const tk = db.prepare<[], TaskRowLite>(
-      'SELECT id, title, status, kind, swimlane, agent_session, created, started, completed FROM tasks',
+      'SELECT id, key, title, status, kind, swimlane, agent_session, created, started, completed FROM tasks',
     );
     s = { events: () => ev.all(), tasks: () => tk.all() };
     statements.set(db, s);
@@ -133,7 +135,7 @@ function flowOf(t: TaskRowLite, unordered: EventRow[]): TaskFlow {
     current = to;
   }
   return {
-    id: taskKey(t.id),
+    id: t.key,
     title: t.title,
     kind: t.kind,
     swimlane: t.swimlane,

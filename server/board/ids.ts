@@ -15,9 +15,3 @@ export function taskNotFound(id: number): ToolError {
     `${taskKey(id)} does not exist; cos_task_board or cos_task_search lists the tasks there are`,
   );
 }
-
-/** The board's key of the task an id names (`TASK-12`, `task-12`, `12`), or null: how commits match tasks. */
-export function resolveTaskKey(token: string): string | null {
-  const n = parseTaskId(token);
-  return n === null ? null : taskKey(n);
-}

@@ -64,14 +64,36 @@ export const isPriority = (v: unknown): v is Priority =>
 
 export const priorityRank = (p: Priority): number => PRIORITIES.indexOf(p);
 
+/** The key of a task numbered `n` on a board without zero padding (and the fallback for a number alone). */
 export const taskKey = (n: number): string => `TASK-${n}`;
 
-/** Accepts `TASK-12`, `task-12` or `12`; null for anything else. */
+/** The key a new task numbered `n` gets on a board whose ids are zero-padded to `width` digits. */
+export const formatTaskKey = (n: number, width: number): string => `TASK-${String(n).padStart(width, '0')}`;
+
+/**
+ * Accepts `TASK-12`, `task-12`, `12`, and zero-padded forms (`TASK-012`, `012`); null for anything else.
+ * Boards in the wild pad their ids, so the number, not the spelling, is what two spellings share.
+ */
 export function parseTaskId(v: unknown): number | null {
   if (typeof v === 'number') return Number.isSafeInteger(v) && v > 0 ? v : null;
   if (typeof v !== 'string') return null;
-  const m = /^(?:TASK-)?([1-9][0-9]{0,8})$/i.exec(v.trim());
+  const m = /^(?:TASK-)?0*([1-9][0-9]{0,8})$/i.exec(v.trim());
   return m?.[1] === undefined ? null : Number(m[1]);
+}
+
+/** A task key written the way files write ids (`TASK-046`, `task-7`): the key kept verbatim, and its number. */
+export function parseTaskKey(v: string): { key: string; n: number } | null {
+  const m = /^TASK-0*([1-9][0-9]{0,8})$/i.exec(v);
+  return m?.[1] === undefined ? null : { key: v, n: Number(m[1]) };
+}
+
+/**
+ * The task key a file name starts with (`TASK-046-slug.md`, `task-6 - Title.md`), or null: a name need not
+ * carry one when the front matter has the id.
+ */
+export function fileNameKey(name: string): { key: string; n: number } | null {
+  const m = /^(TASK-0*([1-9][0-9]{0,8}))(?![0-9])/i.exec(name);
+  return m?.[1] === undefined || m[2] === undefined ? null : { key: m[1], n: Number(m[2]) };
 }
 
 /** Lower-case, dash-separated, at most 48 characters: stable file names that read well in `ls` and git. */
@@ -87,11 +109,12 @@ export function slugify(title: string): string {
   return slug === '' ? 'task' : slug;
 }
 
-export const TASK_FILE_RE = /^TASK-([1-9][0-9]{0,8})-([a-z0-9][a-z0-9-]*)\.md$/;
-
 /** The fields that live in the YAML front matter, in the order a new file lists them. */
 export interface TaskFields {
+  /** The task's number: what `TASK-46`, `TASK-046` and `46` all name. */
   id: number;
+  /** The id as the file writes it (`TASK-046`), kept verbatim in answers and files. */
+  key: string;
   title: string;
   status: Status;
   kind: Kind;

@@ -6,7 +6,7 @@
 import type { Logger } from 'pino';
 import { ToolError } from '../errors.ts';
 import type { GateSettings } from './board-config.ts';
-import { type Actor, type Status, taskKey } from './model.ts';
+import type { Actor, Status } from './model.ts';
 import type { Loaded } from './reconcile.ts';
 import type { BoardStore } from './store.ts';
 import type { GatePass } from './wip.ts';
@@ -76,7 +76,7 @@ export function createQualityGates({
         lacks.push('a Work Log entry since it was claimed');
       if (g.done_needs_commit && (opts.linked_commits ?? 0) === 0)
         lacks.push(
-          `a commit naming ${taskKey(l.id)} (in its message, a trailer "Task: ${taskKey(l.id)}" or its branch)`,
+          `a commit naming ${l.doc.fields.key} (in its message, a trailer "Task: ${l.doc.fields.key}" or its branch)`,
         );
       return lacks.length ? { gate: 'done', lacks } : null;
     }
@@ -87,7 +87,7 @@ export function createQualityGates({
     const none = { bypassed: false, line: null, record: () => {} };
     const m = missing(l, to, opts);
     if (m === null) return none;
-    const what = `${taskKey(l.id)} cannot enter ${to}: the board's definition of ${m.gate} (board.json "gates") needs ${m.lacks.join(' and ')}`;
+    const what = `${l.doc.fields.key} cannot enter ${to}: the board's definition of ${m.gate} (board.json "gates") needs ${m.lacks.join(' and ')}`;
     if (!opts.bypass_gates)
       throw new ToolError(
         'validation',
@@ -100,7 +100,7 @@ export function createQualityGates({
       line: `Gate bypass: definition of ${m.gate} (missing ${m.lacks.join(', ')}): ${reason}`,
       record: (taskId) =>
         log.warn(
-          { task: taskKey(taskId), gate: m.gate, missing: m.lacks, agent: actor.agentSession },
+          { task: store.keyOf(taskId), gate: m.gate, missing: m.lacks, agent: actor.agentSession },
           'quality gate bypassed',
         ),
     };

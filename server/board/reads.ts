@@ -5,10 +5,10 @@ import { relative } from 'node:path';
 import type { BoardSettings } from './board-config.ts';
 import { type CursorPosition, combinedCursor, decodeCursor, encodeCursor } from './cursor.ts';
 import { requireTaskId, taskNotFound } from './ids.ts';
-import { COLUMN_ORDER, READY_LABEL, type Status, TRANSITIONS, taskKey } from './model.ts';
+import { COLUMN_ORDER, parseTaskId, READY_LABEL, type Status, TRANSITIONS } from './model.ts';
 import type { Reconciler } from './reconcile.ts';
 import type { BoardFilters, BoardStore, EventRow, TaskRow } from './store.ts';
-import { contentHash, type ParseResult } from './task-file.ts';
+import { contentHash, type ParseResult, withVersion } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
 import { MAX_PAGE, rowToCard, type TaskCard, type TaskView, toView } from './views.ts';
 import type { Wip, WipColumn } from './wip.ts';
@@ -92,8 +92,10 @@ export function createReads({
     const text = row === undefined ? null : dir.read(row.path);
     if (row !== undefined && text !== null && contentHash(text) === row.content_hash) {
       const parsed = parseTask(text, row.path);
-      if (parsed.ok)
-        return toView(parsed.doc.fields, parsed.doc.sections, dir.repoPath(row.path), parsed.doc);
+      if (parsed.ok) {
+        const doc = withVersion(parsed.doc, row.version);
+        return toView(doc.fields, doc.sections, dir.repoPath(row.path), doc);
+      }
     }
     return writes.write(() => {
       const l = reconciler.load(id);
@@ -179,7 +181,7 @@ export function createReads({
     }));
     const last = page[page.length - 1];
     return {
-      task_id: taskKey(id),
+      task_id: store.keyOf(id),
       events: entries,
       next_after_seq: rows.length > limit && last ? last.seq : null,
     };
@@ -196,9 +198,15 @@ export function createReads({
     if (row === undefined) throw taskNotFound(id);
     const deps = store.dependencies(id);
     const found = deps.filter((d) => d.id !== null && d.id !== undefined).map((d) => depView(d as TaskRow));
-    const missing = deps.filter((d) => d.id === null || d.id === undefined).map((d) => taskKey(d.dep_id));
+    // A dependency that names no task is shown as the file writes it.
+    const written = new Map(
+      (JSON.parse(row.depends_on) as string[]).map((k) => [parseTaskId(k), k] as const),
+    );
+    const missing = deps
+      .filter((d) => d.id === null || d.id === undefined)
+      .map((d) => written.get(d.dep_id) ?? store.keyOf(d.dep_id));
     return {
-      task_id: taskKey(id),
+      task_id: row.key,
       dependencies: found,
       missing,
       all_complete: missing.length === 0 && found.every((d) => d.done),
@@ -207,8 +215,9 @@ export function createReads({
 
   function dependents(idText: string) {
     const id = requireTaskId(idText);
-    if (store.get(id) === undefined) throw taskNotFound(id);
-    return { task_id: taskKey(id), dependents: store.dependents(id).map(rowToCard) };
+    const row = store.get(id);
+    if (row === undefined) throw taskNotFound(id);
+    return { task_id: row.key, dependents: store.dependents(id).map(rowToCard) };
   }
 
   function config() {

@@ -7,19 +7,22 @@ import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ToolError } from '../errors.ts';
 import { taskNotFound } from './ids.ts';
-import { TASK_FILE_RE, taskKey } from './model.ts';
+import { fileNameKey, taskKey } from './model.ts';
 import type { BoardStore } from './store.ts';
-import { contentHash, type ParseResult, type TaskDocument } from './task-file.ts';
+import { contentHash, type ParseResult, type TaskDocument, withVersion } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
 import type { WritePath } from './write-path.ts';
 
 export interface ReconcileReport {
+  /** Task files in the directory, broken ones included (not_tasks are not counted). */
   files: number;
   added: number;
   updated: number;
   unchanged: number;
   removed: number;
   parse_errors: number;
+  /** Markdown files with no front matter and no id in their names (a README): not tasks, not errors. */
+  not_tasks: number;
 }
 
 /** A task's file as read just now, with the index in line with it. */
@@ -29,7 +32,7 @@ export interface Loaded {
   doc: TaskDocument;
 }
 
-type IndexOutcome = 'added' | 'updated' | 'unchanged' | 'error';
+type IndexOutcome = 'added' | 'updated' | 'unchanged' | 'error' | 'not_task';
 
 export interface ReconcilerOptions {
   store: BoardStore;
@@ -45,6 +48,8 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
   const { announce } = writes;
   /** File stamps (mtime and size) seen by the last reconciliation, so periodic rescans read only what changed. */
   const stamps = new Map<string, string>();
+  /** Markdown files that are not tasks (a README), as the last passes saw them. */
+  const notTasks = new Set<string>();
 
   /** Brings the index in line with one file's current text. */
   function indexText(
@@ -56,12 +61,17 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
     const before = store.getByPath(name);
     if (before?.content_hash === hash) return 'unchanged';
     const parsed = parseTask(text, name);
+    if (!parsed.ok && parsed.notTask && before === undefined) {
+      // A README beside the tasks: not a task, not broken; the doctor lists it for what it is.
+      store.clearParseError(name);
+      return 'not_task';
+    }
     const exists = opts.exists ?? dir.exists;
     let reason: string | null = parsed.ok ? null : parsed.reason;
     if (parsed.ok) {
       const other = store.get(parsed.doc.fields.id);
       if (other !== undefined && other.path !== name && exists(other.path))
-        reason = `id ${taskKey(parsed.doc.fields.id)} is already used by ${dir.repoPath(other.path)}; renumber one of the two files`;
+        reason = `id ${parsed.doc.fields.key} is already used by ${dir.repoPath(other.path)}${other.key === parsed.doc.fields.key ? '' : ` (as ${other.key}: the same number)`}; renumber one of the two files`;
     }
     if (reason !== null || !parsed.ok) {
       store.setParseError(name, reason ?? 'does not parse', hash);
@@ -70,8 +80,9 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
         store.remove(before.id);
         if (!opts.quiet)
           announce(
+            before.id,
             {
-              task_id: taskKey(before.id),
+              task_id: before.key,
               change: 'file',
               old_status: before.status,
               new_status: null,
@@ -86,14 +97,22 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
       log.warn({ path: dir.repoPath(name), reason }, 'task file does not parse; reported, left as is');
       return 'error';
     }
-    const { fields } = parsed.doc;
+    // A task whose `version` line is another tool's keeps the hub's version in the index: a change made
+    // to the file by hand counts as one more version, as it does for the hub's own files.
+    const fields = parsed.doc.ownsVersion
+      ? parsed.doc.fields
+      : {
+          ...parsed.doc.fields,
+          version: before !== undefined && before.id === parsed.doc.fields.id ? before.version + 1 : 1,
+        };
     if (before !== undefined && before.id !== fields.id) store.remove(before.id);
     store.upsert(fields, name, text.slice(parsed.doc.bodyStart), hash);
     store.clearParseError(name);
     if (!opts.quiet)
       announce(
+        fields.id,
         {
-          task_id: taskKey(fields.id),
+          task_id: fields.key,
           change: 'file',
           old_status: before?.status ?? null,
           new_status: fields.status,
@@ -113,8 +132,9 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
     store.remove(row.id);
     if (!quiet && before !== undefined)
       announce(
+        row.id,
         {
-          task_id: taskKey(row.id),
+          task_id: before.key,
           change: 'deleted',
           old_status: before.status,
           new_status: null,
@@ -149,7 +169,7 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
   function reconcile(mode: 'full' | 'quick' = 'full'): ReconcileReport {
     const names = dir.list();
     // Lower ids first, so when two files claim one id the outcome does not depend on readdir order.
-    const byId = (n: string) => Number(/^TASK-(\d+)/.exec(n)?.[1] ?? Number.MAX_SAFE_INTEGER);
+    const byId = (n: string) => fileNameKey(n)?.n ?? Number.MAX_SAFE_INTEGER;
     names.sort((a, b) => byId(a) - byId(b) || (a < b ? -1 : 1));
     const present = new Set<string>();
     const texts = new Map<string, string>();
@@ -175,10 +195,10 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
       unchanged: 0,
       removed: 0,
       parse_errors: 0,
+      not_tasks: 0,
     };
     writes.write(() => {
       const quiet = store.total() === 0;
-      report.unchanged = present.size - texts.size;
       const exists = (n: string) => present.has(n);
       // Rows whose file is gone go first, so a renamed file can take over its id.
       for (const row of store.files()) {
@@ -196,9 +216,15 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
           continue;
         }
         const outcome = indexText(name, text, { quiet, exists });
+        if (outcome === 'not_task') notTasks.add(name);
+        else notTasks.delete(name);
         if (outcome === 'error') report.parse_errors++;
-        else report[outcome]++;
+        else if (outcome !== 'not_task') report[outcome]++;
       }
+      for (const name of notTasks) if (!present.has(name)) notTasks.delete(name);
+      report.not_tasks = notTasks.size;
+      report.files = present.size - notTasks.size;
+      report.unchanged = [...present].filter((n) => !texts.has(n) && !notTasks.has(n)).length;
       // Ids of files that do not parse are taken too: a new task must not reuse a broken file's number.
       for (const name of present)
         maxOnDisk = Math.max(maxOnDisk, byId(name) === Number.MAX_SAFE_INTEGER ? 0 : byId(name));
@@ -216,7 +242,7 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
     let name = store.get(id)?.path;
     if (name === undefined) {
       // Perhaps created by hand a moment ago and not seen by the watcher yet.
-      name = dir.list().find((n) => TASK_FILE_RE.exec(n)?.[1] === String(id));
+      name = dir.list().find((n) => fileNameKey(n)?.n === id);
       if (name === undefined) throw taskNotFound(id);
     }
     const text = dir.read(name);
@@ -226,16 +252,18 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
       throw taskNotFound(id);
     }
     const outcome = indexText(name, text);
-    if (outcome === 'error') {
+    if (outcome === 'error' || outcome === 'not_task') {
       const reason = store.parseErrors().find((e) => e.path === name)?.reason ?? 'does not parse';
       throw new ToolError(
         'validation',
-        `${taskKey(id)}'s file ${dir.repoPath(name)} does not parse (${reason}); fix the file by hand — the hub never rewrites a file it cannot read`,
+        `${fileNameKey(name)?.key ?? taskKey(id)}'s file ${dir.repoPath(name)} does not parse (${reason}); fix the file by hand — the hub never rewrites a file it cannot read`,
       );
     }
     const parsed = parseTask(text, name);
     if (!parsed.ok) throw new Error('unreachable: indexed file does not parse');
-    return { id, name, doc: parsed.doc };
+    const row = store.get(id);
+    if (row === undefined) throw taskNotFound(id);
+    return { id, name, doc: withVersion(parsed.doc, row.version) };
   }
 
   return { indexText, dropMissing, syncName, reconcile, load };

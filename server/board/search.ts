@@ -1,6 +1,6 @@
 // Task search: free text over titles and bodies (the index's FTS5 table), ranked by bm25.
 import { ToolError } from '../errors.ts';
-import { type Status, taskKey } from './model.ts';
+import type { Status } from './model.ts';
 import type { BoardStore } from './store.ts';
 import type { TasksDir } from './tasks-dir.ts';
 import { MAX_PAGE } from './views.ts';
@@ -41,7 +41,7 @@ export function createSearch({ store, dir }: { store: BoardStore; dir: TasksDir 
     const page = rows.slice(0, limit);
     return {
       results: page.map((r) => ({
-        id: taskKey(r.id),
+        id: r.key,
         title: r.title,
         status: r.status,
         kind: r.kind,

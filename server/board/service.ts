@@ -23,6 +23,7 @@ import { createReconciler, type ReconcileReport } from './reconcile.ts';
 import { createSearch } from './search.ts';
 import { type BoardStore, createBoardStore } from './store.ts';
 import { parseCache } from './task-file.ts';
+import { taskKeys } from './task-keys.ts';
 import { openTasksDir } from './tasks-dir.ts';
 import { createTransitions } from './transitions.ts';
 import { createWatcher } from './watch.ts';
@@ -55,7 +56,7 @@ declare module '../tools/context.ts' {
 }
 
 export function createBoardService(options: BoardServiceOptions) {
-  const { config, db, events, logger } = options;
+  const { config, db, events, logger, linkedCommits } = options;
   const log = logger.child({ module: 'board' });
   const store: BoardStore = createBoardStore(db);
   const dir = openTasksDir(config.repo, config.tasksDir);
@@ -83,7 +84,7 @@ export function createBoardService(options: BoardServiceOptions) {
     reconciler,
     wip,
     quality,
-    linkedCommits: options.linkedCommits,
+    linkedCommits: linkedCommits && ((id: number) => linkedCommits(store.keyOf(id))),
     gateSettings: () => settings().gates,
   });
   const claims = createClaims({ store, dir, writes, reconciler, transitions, quality });
@@ -122,6 +123,8 @@ export function createBoardService(options: BoardServiceOptions) {
     parseErrors: reads.parseErrors,
     settings,
     store,
+    /** A number or any spelling of an id → the task's key as its file writes it (task-keys.ts). */
+    keys: taskKeys(db),
     /** Repo-relative path of a file in the tasks directory (for messages). */
     repoPath: dir.repoPath,
   };

@@ -6,14 +6,18 @@ import {
   type ChangeSource,
   type Kind,
   type Priority,
+  parseTaskId,
   priorityRank,
   READY_LABEL,
   type Status,
   type TaskFields,
 } from './model.ts';
+import { taskKeys } from './task-keys.ts';
 
 export interface TaskRow {
   id: number;
+  /** The id as the file writes it (`TASK-046`). */
+  key: string;
   path: string;
   title: string;
   status: Status;
@@ -68,6 +72,7 @@ export interface ParseErrorRow {
 
 export interface SearchRow {
   id: number;
+  key: string;
   title: string;
   status: Status;
   kind: Kind;
@@ -104,17 +109,18 @@ export function searchableBody(body: string): string {
 }
 
 export function createBoardStore(db: Db) {
+  const keys = taskKeys(db);
   const s = {
     get: db.prepare<[number], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
     getByPath: db.prepare<[string], TaskRow>('SELECT * FROM tasks WHERE path = ?'),
     upsert: db.prepare(`
-      INSERT INTO tasks (id, path, title, status, kind, priority, priority_rank, appetite, swimlane, epic, labels,
+      INSERT INTO tasks (id, key, path, title, status, kind, priority, priority_rank, appetite, swimlane, epic, labels,
         created, started, completed, agent_session, depends_on, blocked_by, refs, version, ready, body,
         content_hash, indexed_at)
-      VALUES (@id, @path, @title, @status, @kind, @priority, @priority_rank, @appetite, @swimlane, @epic, @labels,
+      VALUES (@id, @key, @path, @title, @status, @kind, @priority, @priority_rank, @appetite, @swimlane, @epic, @labels,
         @created, @started, @completed, @agent_session, @depends_on, @blocked_by, @refs, @version, @ready, @body,
         @content_hash, @indexed_at)
-      ON CONFLICT (id) DO UPDATE SET path = excluded.path, title = excluded.title, status = excluded.status,
+      ON CONFLICT (id) DO UPDATE SET key = excluded.key, path = excluded.path, title = excluded.title, status = excluded.status,
         kind = excluded.kind, priority = excluded.priority, priority_rank = excluded.priority_rank,
         appetite = excluded.appetite, swimlane = excluded.swimlane, epic = excluded.epic, labels = excluded.labels,
         created = excluded.created, started = excluded.started, completed = excluded.completed,
@@ -141,8 +147,8 @@ export function createBoardStore(db: Db) {
     counts: db.prepare<Record<string, unknown>, { status: Status; n: number }>(`
       SELECT t.status AS status, count(*) AS n FROM tasks t WHERE ${FILTER_SQL} GROUP BY t.status`),
     statusCount: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM tasks WHERE status = ?'),
-    statusIds: db.prepare<[string, number], { id: number }>(
-      'SELECT id FROM tasks WHERE status = ? ORDER BY priority_rank, id LIMIT ?',
+    statusKeys: db.prepare<[string, number], { key: string }>(
+      'SELECT key FROM tasks WHERE status = ? ORDER BY priority_rank, id LIMIT ?',
     ),
     // One status at a time (emergency, then icebox) so the scan walks tasks_claim in order and stops at
     // the first task whose dependencies are met, instead of sorting every ready task.
@@ -164,7 +170,7 @@ export function createBoardStore(db: Db) {
       SELECT count(*) AS n FROM tasks t WHERE t.ready = 1 AND t.status IN ('emergency', 'icebox')
         AND (@swimlane IS NULL OR t.swimlane = @swimlane)`),
     search: db.prepare<Record<string, unknown>, SearchRow>(`
-      SELECT t.id, t.title, t.status, t.kind, t.priority, t.path,
+      SELECT t.id, t.key, t.title, t.status, t.kind, t.priority, t.path,
         bm25(tasks_fts, 5.0, 1.0) AS score,
         snippet(tasks_fts, -1, '**', '**', '…', 16) AS snippet
       FROM tasks_fts JOIN tasks t ON t.id = tasks_fts.rowid
@@ -207,8 +213,8 @@ export function createBoardStore(db: Db) {
     ),
     maxId: db.prepare<[], { m: number | null }>('SELECT max(id) AS m FROM tasks'),
     total: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tasks'),
-    claimedBy: db.prepare<[string], { id: number; title: string }>(
-      "SELECT id, title FROM tasks WHERE status = 'in_progress' AND agent_session = ? ORDER BY started DESC, id DESC LIMIT 1",
+    claimedBy: db.prepare<[string], { id: number; key: string; title: string }>(
+      "SELECT id, key, title FROM tasks WHERE status = 'in_progress' AND agent_session = ? ORDER BY started DESC, id DESC LIMIT 1",
     ),
     swimlanes: db.prepare<[], { swimlane: string }>(
       'SELECT DISTINCT swimlane FROM tasks WHERE swimlane IS NOT NULL ORDER BY swimlane',
@@ -229,6 +235,7 @@ export function createBoardStore(db: Db) {
     upsert(fields: TaskFields, path: string, body: string, hash: string): void {
       s.upsert.run({
         id: fields.id,
+        key: fields.key,
         path,
         title: fields.title,
         status: fields.status,
@@ -255,7 +262,10 @@ export function createBoardStore(db: Db) {
       s.deleteLabels.run(fields.id);
       for (const l of fields.labels) s.insertLabel.run(fields.id, l);
       s.deleteDeps.run(fields.id);
-      for (const d of fields.depends_on) s.insertDep.run(fields.id, Number(d.slice(5)));
+      for (const d of fields.depends_on) {
+        const n = parseTaskId(d);
+        if (n !== null) s.insertDep.run(fields.id, n);
+      }
       s.raiseCounter.run(fields.id + 1);
     },
     remove: (id: number): void => {
@@ -271,7 +281,8 @@ export function createBoardStore(db: Db) {
       s.column.all({ status, ...filterParams(f), after_rank: after.rank, after_id: after.id, limit }),
     counts: (f: BoardFilters) => s.counts.all(filterParams(f)),
     statusCount: (status: Status): number => s.statusCount.get(status)?.n ?? 0,
-    statusIds: (status: Status, limit: number): number[] => s.statusIds.all(status, limit).map((r) => r.id),
+    statusKeys: (status: Status, limit: number): string[] =>
+      s.statusKeys.all(status, limit).map((r) => r.key),
     /** The next task to claim, passing over the ids in `skip` (tasks the definition of ready holds back). */
     claimNext: (swimlane: string | null, skip: readonly number[] = []): TaskRow | undefined => {
       const params = { swimlane, skip: JSON.stringify(skip) };
@@ -322,8 +333,12 @@ export function createBoardStore(db: Db) {
     },
     maxId: (): number => s.maxId.get()?.m ?? 0,
     total: (): number => s.total.get()?.n ?? 0,
+    /** The key of task `id` as its file writes it (one helper for every reader: task-keys.ts). */
+    keyOf: keys.keyOf,
+    /** Digits new ids are padded to (0: the board does not pad). */
+    padWidth: keys.padWidth,
     /** The in-progress task an agent session holds, the one it started last. */
-    claimedBy: (agentSession: string): { id: number; title: string } | undefined =>
+    claimedBy: (agentSession: string): { id: number; key: string; title: string } | undefined =>
       s.claimedBy.get(agentSession),
     swimlanes: (): string[] => s.swimlanes.all().map((r) => r.swimlane),
   };

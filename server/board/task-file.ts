@@ -2,18 +2,19 @@
 // rewrite by the hub changes only the lines of the known keys and known sections whose values changed;
 // every other byte (unknown keys, comments, unknown sections, spacing) stays exactly as it was.
 import { createHash } from 'node:crypto';
-import { isMap, parseDocument, stringify } from 'yaml';
+import { type Document, isMap, isScalar, parseDocument, stringify } from 'yaml';
 import {
   type Actor,
   FIELD_ORDER,
+  fileNameKey,
   isKind,
   isPriority,
   isStatus,
   parseTaskId,
+  parseTaskKey,
   SECTION_KEYS,
   SECTION_NAMES,
   type SectionName,
-  TASK_FILE_RE,
   type TaskFields,
   type TaskSections,
   taskKey,
@@ -44,6 +45,11 @@ export interface TaskDocument {
   text: string;
   /** Front-matter keys the hub does not know, in file order (kept byte for byte). */
   unknownKeys: string[];
+  /**
+   * false when the file's `version` is another tool's (not a plain positive integer): the hub leaves that
+   * line alone and keeps its own version of the task in the index (fields.version is then 1 here).
+   */
+  ownsVersion: boolean;
   /** Body sections the hub does not know, in file order (kept byte for byte). */
   unknownSections: string[];
   eol: string;
@@ -54,7 +60,8 @@ export interface TaskDocument {
   sectionSpans: SectionSpan[];
 }
 
-export type ParseResult = { ok: true; doc: TaskDocument } | { ok: false; reason: string };
+/** `notTask`: a markdown file with no front matter and no id in its name (a README): not a task at all. */
+export type ParseResult = { ok: true; doc: TaskDocument } | { ok: false; reason: string; notTask?: true };
 
 function deepFreeze<T>(value: T): T {
   if (typeof value === 'object' && value !== null && !Object.isFrozen(value)) {
@@ -106,18 +113,19 @@ function lines(text: string, from: number, to: number): { start: number; end: nu
 }
 
 /**
- * Parses a task file. `fileName` is the name inside the tasks directory; its `<n>` must agree with the
- * front matter's id. Reasons are written for the person who will fix the file.
+ * Parses a task file. `fileName` is the name inside the tasks directory; it may start with the task's id
+ * (`TASK-046-slug.md`), which must then agree with the front matter's, and must when the front matter has
+ * none. Reasons are written for the person who will fix the file.
  */
 export function parseTaskFile(text: string, fileName: string): ParseResult {
-  const nameMatch = TASK_FILE_RE.exec(fileName);
-  if (!nameMatch)
-    return { ok: false, reason: 'file name must look like TASK-<n>-<slug>.md (lower-case slug)' };
-  const fileId = Number(nameMatch[1]);
+  const fromName = fileNameKey(fileName);
   const eol = text.includes('\r\n') ? '\r\n' : '\n';
   const head = /^\uFEFF?---[ \t]*\r?\n/.exec(text);
-  if (!head)
+  if (!head) {
+    if (fromName === null)
+      return { ok: false, notTask: true, reason: 'no front matter and no id in the name: not a task file' };
     return { ok: false, reason: 'the file must start with a "---" line opening the YAML front matter' };
+  }
   const fmStart = head[0].length;
   const close = /^---[ \t]*(?:\r?\n|$)/m;
   const rest = text.slice(fmStart);
@@ -139,11 +147,15 @@ export function parseTaskFile(text: string, fileName: string): ParseResult {
     return { ok: false, reason: 'the YAML front matter must be a mapping of keys' };
   const data = yamlDoc.toJS() as Record<string, unknown>;
 
-  const fieldsOrError = normaliseFields(data, fileId);
+  const idOrError = taskIdentity(data.id, fromName);
+  if (typeof idOrError === 'string') return { ok: false, reason: idOrError };
+  const ownsVersion = isOwnVersion(yamlDoc);
+  const fieldsOrError = normaliseFields(data, idOrError, ownsVersion);
   if (typeof fieldsOrError === 'string') return { ok: false, reason: fieldsOrError };
 
   const keys = keySpans(text, fmStart, fmEnd);
   const known = new Set<string>(FIELD_ORDER);
+  if (!ownsVersion) known.delete('version');
   const unknownKeys = keys.filter((k) => !known.has(k.key)).map((k) => k.key);
 
   const { spans, unknown } = sectionSpans(text, bodyStart);
@@ -157,6 +169,7 @@ export function parseTaskFile(text: string, fileName: string): ParseResult {
       sections,
       text,
       unknownKeys,
+      ownsVersion,
       unknownSections: unknown,
       eol,
       fm: { start: fmStart, end: fmEnd },
@@ -187,14 +200,46 @@ function stringList(v: unknown): string[] | undefined {
   return out;
 }
 
-function normaliseFields(data: Record<string, unknown>, fileId: number): TaskFields | string {
-  let id = fileId;
-  if (data.id !== undefined && data.id !== null) {
-    const parsed = parseTaskId(data.id);
-    if (parsed === null) return `id "${String(data.id)}" is not a task id like TASK-${fileId}`;
-    if (parsed !== fileId) return `id ${taskKey(parsed)} does not match the file name's TASK-${fileId}`;
-    id = parsed;
+/**
+ * The task's id: the front matter's `id` (kept as written when it is a key like `TASK-046`), else the
+ * one the file name starts with. Both present must agree on the number.
+ */
+function taskIdentity(
+  raw: unknown,
+  fromName: { key: string; n: number } | null,
+): { key: string; n: number } | string {
+  if (raw === undefined || raw === null) {
+    if (fromName !== null) return fromName;
+    return 'the front matter has no id and the file name does not start with one; add a line like "id: TASK-12"';
   }
+  const written = typeof raw === 'string' ? parseTaskKey(raw.trim()) : null;
+  const n = written?.n ?? parseTaskId(raw);
+  if (n === null) return `id "${String(raw)}" is not a task id like ${fromName?.key ?? 'TASK-12'}`;
+  if (fromName !== null && fromName.n !== n)
+    return `id ${written?.key ?? String(raw)} does not match the file name's ${fromName.key}`;
+  // A bare number (`id: 46`) takes the spelling of the name when it has one.
+  return written ?? (fromName?.n === n ? fromName : { key: taskKey(n), n });
+}
+
+/** Whether `version` is the hub's own counter: absent, or a plain positive integer (`version: 4`). */
+function isOwnVersion(doc: Document): boolean {
+  const node = doc.get('version', true);
+  if (node === undefined || node === null) return true;
+  if (!isScalar(node)) return false;
+  if (node.value === null) return true;
+  return (
+    node.type === 'PLAIN' &&
+    typeof node.value === 'number' &&
+    /^[1-9][0-9]{0,15}$/.test(String(node.source ?? '')) &&
+    Number.isSafeInteger(node.value)
+  );
+}
+
+function normaliseFields(
+  data: Record<string, unknown>,
+  identity: { key: string; n: number },
+  ownsVersion: boolean,
+): TaskFields | string {
   const title = scalarString(data.title);
   if (title === undefined || title === null || title.trim() === '') return 'title is missing or empty';
   if (!isStatus(data.status))
@@ -220,7 +265,8 @@ function normaliseFields(data: Record<string, unknown>, fileId: number): TaskFie
   for (const d of lists.depends_on) {
     const n = parseTaskId(d);
     if (n === null) return `depends_on entry "${d}" is not a task id like TASK-12`;
-    deps.push(taskKey(n));
+    // Kept as written when it is a key (`TASK-046`), so an unchanged list is never rewritten.
+    deps.push(parseTaskKey(d.trim())?.key ?? taskKey(n));
   }
   const strings: Record<
     'appetite' | 'swimlane' | 'epic' | 'created' | 'started' | 'completed' | 'agent_session',
@@ -239,15 +285,10 @@ function normaliseFields(data: Record<string, unknown>, fileId: number): TaskFie
     if (s === undefined) return `${key} must be a plain value, not a list or mapping`;
     strings[key] = s === '' ? null : s;
   }
-  let version = 1;
-  if (data.version !== undefined && data.version !== null) {
-    const v = Number(data.version);
-    if (!Number.isSafeInteger(v) || v < 1)
-      return `version "${String(data.version)}" must be a positive integer`;
-    version = v;
-  }
+  const version = ownsVersion && typeof data.version === 'number' ? data.version : 1;
   return {
-    id,
+    id: identity.n,
+    key: identity.key,
     title: title.trim(),
     status: data.status,
     kind,
@@ -325,16 +366,16 @@ function yamlScalar(v: string): string {
   return s.includes('\n') ? JSON.stringify(v) : s;
 }
 
-export function formatValue(key: keyof TaskFields, value: TaskFields[keyof TaskFields]): string {
-  if (key === 'id') return taskKey(value as number);
+export function formatValue(value: TaskFields[keyof TaskFields]): string {
   if (value === null) return '';
   if (Array.isArray(value)) return value.length === 0 ? '[]' : `[${value.map(yamlScalar).join(', ')}]`;
   if (typeof value === 'number') return String(value);
   return yamlScalar(String(value));
 }
 
-const keyLine = (key: keyof TaskFields, value: TaskFields[keyof TaskFields], eol: string): string => {
-  const v = formatValue(key, value);
+const keyLine = (key: keyof TaskFields, fields: TaskFields, eol: string): string => {
+  // The id line is the key as the board spells it (`TASK-046`), not the bare number.
+  const v = key === 'id' ? fields.key : formatValue(fields[key]);
   return v === '' ? `${key}:${eol}` : `${key}: ${v}${eol}`;
 };
 
@@ -353,7 +394,7 @@ function sectionContent(text: string, eol: string, atEnd: boolean): string {
 export function renderNewTask(fields: TaskFields, sections: TaskSections): string {
   const eol = '\n';
   let out = `---${eol}`;
-  for (const key of FIELD_ORDER) out += keyLine(key, fields[key], eol);
+  for (const key of FIELD_ORDER) out += keyLine(key, fields, eol);
   out += `---${eol}${eol}`;
   SECTION_NAMES.forEach((name, i) => {
     out += `## ${name}${eol}${sectionContent(sections[SECTION_KEYS[name]], eol, i === SECTION_NAMES.length - 1)}`;
@@ -372,9 +413,11 @@ export function renderTask(doc: TaskDocument, fields: TaskFields, sections: Task
   const missing: string[] = [];
   for (const key of FIELD_ORDER) {
     if (sameValue(doc.fields[key], fields[key])) continue;
+    // Another tool's `version` line is theirs: the hub's version of such a task lives in the index.
+    if (key === 'version' && !doc.ownsVersion) continue;
     const span = doc.keys.find((k) => k.key === key);
-    if (span) edits.push({ start: span.start, end: span.end, insert: keyLine(key, fields[key], eol) });
-    else missing.push(keyLine(key, fields[key], eol));
+    if (span) edits.push({ start: span.start, end: span.end, insert: keyLine(key, fields, eol) });
+    else missing.push(keyLine(key, fields, eol));
   }
   if (missing.length > 0) {
     // New keys go after the last known key, so they sit with their siblings rather than after comments.
@@ -423,5 +466,11 @@ export const appendLog = (sections: TaskSections, line: string): TaskSections =>
   work_log: sections.work_log === '' ? line : `${sections.work_log}\n${line}`,
 });
 
-/** Canonical file name for a new task. */
-export const taskFileName = (id: number, slug: string): string => `TASK-${id}-${slug}.md`;
+/** The file name of a new task: its key (`TASK-046`) and a slug of its title. */
+export const taskFileName = (key: string, slug: string): string => `${key}-${slug}.md`;
+
+/** The document with the hub's version of the task, for a file whose `version` line is another tool's. */
+export function withVersion(doc: TaskDocument, version: number): TaskDocument {
+  if (doc.ownsVersion || doc.fields.version === version) return doc;
+  return { ...doc, fields: { ...doc.fields, version } };
+}

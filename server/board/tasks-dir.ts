@@ -4,8 +4,12 @@ import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { isTempName } from './atomic-write.ts';
 
+/**
+ * Every markdown file in the directory may be a task: other tools name them as they like (`task-7 -
+ * Title.md`, upper case, dots, non-ASCII), and the front matter's id decides. Hidden files are not.
+ */
 export const isTaskFileName = (name: string) =>
-  name.startsWith('TASK-') && name.endsWith('.md') && !isTempName(name);
+  /\.md$/i.test(name) && !name.startsWith('.') && !isTempName(name);
 
 export interface TasksDir {
   /** Absolute path of the directory. */

@@ -42,8 +42,8 @@ export interface TransitionsOptions {
   reconciler: Reconciler;
   wip: Wip;
   quality: QualityGates;
-  /** Commits linked to a task (by its board key); absent when the hub reads no git. */
-  linkedCommits?: ((key: string) => Promise<number>) | undefined;
+  /** Commits linked to task `id` (the service names it by its board key); absent when the hub reads no git. */
+  linkedCommits?: ((id: number) => Promise<number>) | undefined;
   gateSettings: () => { done_needs_commit: boolean };
 }
 
@@ -97,7 +97,7 @@ export function createTransitions({
     if (from === to || !canTransition(from, to)) {
       throw new ToolError(
         'validation',
-        `${taskKey(l.id)} cannot move from ${from} to ${to}; allowed from ${from}: ${TRANSITIONS[from].join(', ')}`,
+        `${l.doc.fields.key} cannot move from ${from} to ${to}; allowed from ${from}: ${TRANSITIONS[from].join(', ')}`,
       );
     }
     const gate = gateEntry(l, to, opts, actor);
@@ -125,8 +125,9 @@ export function createTransitions({
     return writes.rewrite(l, fields, sections, (doc) => {
       gate.record(l.id);
       writes.announce(
+        l.id,
         {
-          task_id: taskKey(l.id),
+          task_id: fields.key,
           change: claimed ? 'claimed' : 'moved',
           old_status: from,
           new_status: to,
@@ -160,7 +161,7 @@ export function createTransitions({
     // git is read before the task's queue is entered: a slow history never holds other writers.
     let counted = opts;
     if (to === 'complete' && gateSettings().done_needs_commit && linkedCommits)
-      counted = { ...opts, linked_commits: await linkedCommits(taskKey(id)).catch(() => 0) };
+      counted = { ...opts, linked_commits: await linkedCommits(id).catch(() => 0) };
     return writes.durableChange(taskQueueKey(id), () => {
       const l = reconciler.load(id);
       checkVersion(l.doc, opts.expected_version);

@@ -2,7 +2,6 @@
 // full view (cos_task_show and every write's answer) and a write's answer, built from an index row or a
 // parsed file.
 import type { Kind, Priority, Status, TaskFields, TaskSections } from './model.ts';
-import { taskKey } from './model.ts';
 import type { TaskRow } from './store.ts';
 import type { TaskDocument } from './task-file.ts';
 
@@ -51,7 +50,7 @@ const parseList = (json: string): string[] => JSON.parse(json) as string[];
 
 export function rowToCard(row: TaskRow): TaskCard {
   const card: TaskCard = {
-    id: taskKey(row.id),
+    id: row.key,
     title: row.title,
     status: row.status,
     kind: row.kind,
@@ -71,7 +70,7 @@ export function rowToCard(row: TaskRow): TaskCard {
 
 function cardFromFields(f: TaskFields): Omit<TaskCard, 'depends_on'> {
   const card: Omit<TaskCard, 'depends_on'> = {
-    id: taskKey(f.id),
+    id: f.key,
     title: f.title,
     status: f.status,
     kind: f.kind,

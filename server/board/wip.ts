@@ -3,7 +3,7 @@
 import type { Logger } from 'pino';
 import { ToolError } from '../errors.ts';
 import type { BoardSettings } from './board-config.ts';
-import { type Actor, type ChangeSource, type Status, taskKey } from './model.ts';
+import type { Actor, ChangeSource, Status } from './model.ts';
 import type { BoardStore } from './store.ts';
 
 /** A gate's verdict on a change it let through. */
@@ -51,7 +51,7 @@ export function createWip({ store, settings, log }: WipOptions) {
     const count = store.statusCount(to);
     if (count < cap) return none;
     if (!opts.bypass_wip) {
-      const ids = store.statusIds(to, 10).map(taskKey).join(', ');
+      const ids = store.statusKeys(to, 10).join(', ');
       throw new ToolError(
         'validation',
         `${to} is at its WIP cap of ${cap} (${count} now: ${ids}); finish or move one of those first, or pass bypass_wip: true with a reason (both are recorded)`,
@@ -76,7 +76,7 @@ export function createWip({ store, settings, log }: WipOptions) {
           agent_session: actor.agentSession ?? null,
           source: actor.source,
         });
-        log.warn({ task: taskKey(taskId), column: to, cap, count }, 'WIP cap bypassed');
+        log.warn({ task: store.keyOf(taskId), column: to, cap, count }, 'WIP cap bypassed');
       },
     };
   }
@@ -91,7 +91,7 @@ export function createWip({ store, settings, log }: WipOptions) {
         cap,
         at_cap: count >= cap,
         over_cap: count > cap,
-        task_ids: store.statusIds(status, 20).map(taskKey),
+        task_ids: store.statusKeys(status, 20),
       };
     });
   }
@@ -104,7 +104,7 @@ export function createWip({ store, settings, log }: WipOptions) {
         .filter((c) => c.over_cap)
         .map((c) => ({ status: c.status, count: c.count, cap: c.cap })),
       recent_bypasses: store.recentBypasses(10).map((b) => ({
-        task_id: taskKey(b.task_id as number),
+        task_id: store.keyOf(b.task_id as number),
         at: b.at as string,
         status: b.column_status as Status,
         cap: b.cap as number,

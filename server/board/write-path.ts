@@ -11,16 +11,9 @@ import type { EventBus } from '../events/bus.ts';
 import { KeyedQueue } from '../keyed-queue.ts';
 import { installTemp, releaseOld, removeTemp } from './atomic-write.ts';
 import type { FileWriter } from './file-writer.ts';
-import {
-  type ChangeSource,
-  parseTaskId,
-  type Status,
-  type TaskFields,
-  type TaskSections,
-  taskKey,
-} from './model.ts';
+import type { ChangeSource, Status, TaskFields, TaskSections } from './model.ts';
 import type { BoardStore, EventRow } from './store.ts';
-import { contentHash, type ParseResult, renderTask, type TaskDocument } from './task-file.ts';
+import { contentHash, type ParseResult, renderTask, type TaskDocument, withVersion } from './task-file.ts';
 
 export interface TaskUpdatedEvent {
   /** Null only for a `bulk` change. */
@@ -76,7 +69,7 @@ export function checkVersion(doc: TaskDocument, expected: number | undefined): v
   if (expected !== undefined && expected !== doc.fields.version)
     throw new ToolError(
       'validation',
-      `${taskKey(doc.fields.id)} is at version ${doc.fields.version}, not ${expected}: someone changed it since you read it; read it again (cos_task_show) and retry with expected_version ${doc.fields.version}`,
+      `${doc.fields.key} is at version ${doc.fields.version}, not ${expected}: someone changed it since you read it; read it again (cos_task_show) and retry with expected_version ${doc.fields.version}`,
     );
 }
 
@@ -211,15 +204,15 @@ export function createWritePath({ db, events, store, files, tasksDir, parseTask 
     return key === null ? run() : queue.run(key, run);
   }
 
-  /** Queues an event for when the transaction commits, and records it in the task's history. */
+  /** Queues an event for when the transaction commits, and records it in task `id`'s history. */
   function announce(
+    id: number,
     e: TaskUpdatedEvent,
     historyType: EventRow['type'] | null,
     extra: { reason?: string | null; detail?: unknown } = {},
   ) {
     outbox.push(e);
-    const id = e.task_id === null ? null : parseTaskId(e.task_id);
-    if (historyType !== null && id !== null)
+    if (historyType !== null)
       store.insertEvent({
         task_id: id,
         type: historyType,
@@ -246,7 +239,7 @@ export function createWritePath({ db, events, store, files, tasksDir, parseTask 
     const text = renderTask(loaded.doc, fields, sections);
     const parsed = parseTask(text, loaded.name);
     if (!parsed.ok) throw new Error(`refusing to write a task file that would not parse: ${parsed.reason}`);
-    const doc = parsed.doc;
+    const doc = withVersion(parsed.doc, fields.version);
     return {
       name: loaded.name,
       text,

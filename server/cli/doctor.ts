@@ -79,11 +79,16 @@ function taskFileFindings(config: Config): Finding[] {
         logger: pino({ level: 'silent' }),
         watch: false,
       });
-      board.reconcile('full');
+      const report = board.reconcile('full');
       const errors = board.parseErrors();
       const total = board.store.counts({}).reduce((n, r) => n + r.n, 0);
+      // A README beside the tasks is not a broken task: said, not failed.
+      const others =
+        report.not_tasks === 0
+          ? ''
+          : `; ${report.not_tasks} markdown file${report.not_tasks === 1 ? '' : 's'} without front matter or an id in the name ${report.not_tasks === 1 ? 'is' : 'are'} not a task`;
       if (errors.length === 0)
-        return [{ ok: true, what: 'task files', detail: `${total} indexed, every file parses` }];
+        return [{ ok: true, what: 'task files', detail: `${total} indexed, every file parses${others}` }];
       return errors.map((e) => ({
         ok: false,
         what: 'task file',

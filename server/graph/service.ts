@@ -8,6 +8,7 @@ import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import { startThread } from '../threads.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
+import type { PassQueue } from './pass-queue.ts';
 import { WORKER_LIMITS } from './pool.ts';
 import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 import { Walker, type WalkOptions } from './walk.ts';
@@ -19,6 +20,11 @@ export interface Freshness {
   last_indexed_at: string | null;
   files_pending: number;
   indexing: boolean;
+  /**
+   * Place in the hub's queue of full passes (one runs at a time across projects) while this project's
+   * waits; absent otherwise.
+   */
+  queued?: number;
 }
 
 export interface ReindexOptions {
@@ -37,6 +43,12 @@ export interface GraphService {
   freshness(): Freshness;
   /** Resolves after the first full pass since start() (tools use it to say "still indexing"). */
   ready(): Promise<void>;
+  /**
+   * Lets the indexer's thread go when it has nothing to do (its model of the repository is most of the
+   * graph's memory); the next pass starts a new one, which reads the model back from the database. The
+   * watcher keeps running. True when a thread was let go.
+   */
+  release(): Promise<boolean>;
   close(): Promise<void>;
 }
 
@@ -59,6 +71,8 @@ export interface GraphServiceOptions {
   walk?: WalkOptions;
   /** Extraction helper threads in the indexer (default: one per extra core, at most 3). */
   extractHelpers?: number;
+  /** Shared by every project of one hub: full passes take turns (absent: no waiting). */
+  passQueue?: PassQueue;
 }
 
 /**
@@ -95,6 +109,8 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
       resolve: (r: IndexResult) => void;
       reject: (e: Error) => void;
       onProgress?: ReindexOptions['onProgress'];
+      /** The thread the request went to (none while it waits for its turn). */
+      sentTo?: Worker;
     }
   >();
   let lastPublished = { phase: '', at: 0 };
@@ -107,8 +123,10 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
     events.publish('index-progress', p);
   };
 
-  const failAll = (message: string) => {
+  /** Fails the requests a thread had when it stopped (a released thread's successor keeps its own). */
+  const failAll = (message: string, w: Worker) => {
     for (const [id, r] of requests) {
+      if (r.sentTo !== w) continue;
       requests.delete(id);
       r.reject(new Error(message));
     }
@@ -155,35 +173,116 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
     });
     w.on('error', (err) => {
       log.error({ err }, 'graph worker crashed');
-      failAll(`the graph indexer stopped: ${err.message}`);
+      failAll(`the graph indexer stopped: ${err.message}`, w);
     });
     w.on('exit', (code) => {
       if (worker === w) worker = undefined;
       if (!closed && code !== 0) log.warn({ code }, 'graph worker exited');
-      failAll('the graph indexer stopped');
+      failAll('the graph indexer stopped', w);
     });
     worker = w;
     return w;
   };
 
-  const send = (msg: ToWorker) => ensureWorker().postMessage(msg);
+  const sendIndex = (id: number, opts: ReindexOptions) => {
+    const w = ensureWorker();
+    const request = requests.get(id);
+    if (request) request.sentTo = w;
+    w.postMessage({
+      type: 'index',
+      id,
+      ...(opts.force ? { force: true } : {}),
+      ...(opts.reload ? { reload: true } : {}),
+      ...(opts.paths ? { paths: opts.paths } : {}),
+    } satisfies ToWorker);
+  };
+
+  // The full pass waiting for its turn in the hub's queue, if any: further full requests join it
+  // rather than queue a second one behind it.
+  const { passQueue } = options;
+  const stopWaiting = new AbortController();
+  let waiting: { ids: number[]; force: boolean; reload: boolean } | undefined;
+
+  const queueFull = (id: number, opts: ReindexOptions): void => {
+    if (waiting) {
+      waiting.ids.push(id);
+      waiting.force ||= opts.force === true;
+      waiting.reload ||= opts.reload === true;
+      return;
+    }
+    const job = { ids: [id], force: opts.force === true, reload: opts.reload === true };
+    waiting = job;
+    passQueue!.acquire(service, stopWaiting.signal).then(
+      (release) => {
+        waiting = undefined;
+        const [first, ...joined] = job.ids;
+        if (closed || !requests.has(first!)) {
+          release();
+          return;
+        }
+        // One pass answers every request that joined it; the turn ends with that pass.
+        const all = job.ids.flatMap((id) => {
+          const r = requests.get(id);
+          return r ? [r] : [];
+        });
+        const finish = () => {
+          release();
+          for (const j of joined) requests.delete(j);
+        };
+        requests.set(first!, {
+          resolve: (r) => {
+            finish();
+            for (const each of all) each.resolve(r);
+          },
+          reject: (e) => {
+            finish();
+            for (const each of all) each.reject(e);
+          },
+          onProgress: (p) => {
+            for (const each of all) each.onProgress?.(p);
+          },
+        });
+        sendIndex(first!, { force: job.force, reload: job.reload });
+      },
+      (err: Error) => {
+        waiting = undefined;
+        for (const id of job.ids) {
+          requests.get(id)?.reject(err);
+          requests.delete(id);
+        }
+      },
+    );
+  };
 
   const reindex = (opts: ReindexOptions = {}): Promise<IndexResult> => {
     if (closed) return Promise.reject(new Error('the graph service is closed'));
     const id = nextId++;
     return new Promise<IndexResult>((resolve, reject) => {
       requests.set(id, { resolve, reject, ...(opts.onProgress ? { onProgress: opts.onProgress } : {}) });
-      send({
-        type: 'index',
-        id,
-        ...(opts.force ? { force: true } : {}),
-        ...(opts.reload ? { reload: true } : {}),
-        ...(opts.paths ? { paths: opts.paths } : {}),
-      });
+      if (passQueue && !opts.paths) queueFull(id, opts);
+      else sendIndex(id, opts);
     });
   };
 
-  return {
+  /** Asks the thread to finish and waits for it to go, at most about 15 s. */
+  const stopWorker = async (w: Worker): Promise<void> => {
+    const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
+    w.postMessage({ type: 'close' } satisfies ToWorker);
+    // A pass in progress finishes its current batch; don't wait on a stuck worker forever.
+    const timeout = setTimeout(() => void w.terminate(), 5000);
+    // terminate() can stall too (a thread still loading its modules): after that, give up waiting
+    // and unref the thread, so neither close() nor the process can hang on it.
+    let giveUp: NodeJS.Timeout | undefined;
+    const gaveUp = new Promise<void>((resolve) => {
+      giveUp = setTimeout(resolve, 10_000);
+    });
+    await Promise.race([exited, gaveUp]);
+    clearTimeout(timeout);
+    clearTimeout(giveUp);
+    w.unref();
+  };
+
+  const service: GraphService = {
     start() {
       if (firstPass || closed) return;
       firstPass = reindex().then(
@@ -233,32 +332,30 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
         generation: s.generation,
         last_indexed_at: s.last_indexed_at === null ? null : new Date(s.last_indexed_at).toISOString(),
         files_pending: s.files_pending + (watcher?.pending ?? 0),
-        indexing: requests.size > 0,
+        indexing: requests.size > (waiting?.ids.length ?? 0),
+        ...(waiting && passQueue ? { queued: passQueue.position(service) ?? 1 } : {}),
       };
     },
     ready() {
       return firstPass ?? Promise.resolve();
     },
+    async release() {
+      const w = worker;
+      if (!w || closed || requests.size > 0) return false;
+      // From here on a new request starts a new thread; this one only finishes closing.
+      worker = undefined;
+      await stopWorker(w);
+      return true;
+    },
     async close() {
       if (closed) return;
       closed = true;
+      stopWaiting.abort(new Error('the graph service is closed'));
       watcher?.close();
       const w = worker;
       if (!w) return;
-      const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
-      w.postMessage({ type: 'close' } satisfies ToWorker);
-      // A pass in progress finishes its current batch; don't wait on a stuck worker forever.
-      const timeout = setTimeout(() => void w.terminate(), 5000);
-      // terminate() can stall too (a thread still loading its modules): after that, give up waiting
-      // and unref the thread, so neither close() nor the process can hang on it.
-      let giveUp: NodeJS.Timeout | undefined;
-      const gaveUp = new Promise<void>((resolve) => {
-        giveUp = setTimeout(resolve, 10_000);
-      });
-      await Promise.race([exited, gaveUp]);
-      clearTimeout(timeout);
-      clearTimeout(giveUp);
-      w.unref();
+      await stopWorker(w);
     },
   };
+  return service;
 }

@@ -11,6 +11,13 @@ export const FreshnessSchema = Type.Object({
   last_indexed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   files_pending: Type.Integer({ description: 'Files seen changed but not yet in the graph' }),
   indexing: Type.Boolean(),
+  queued: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      description:
+        "Place in the hub's queue of full index passes (one runs at a time across its projects) while this project's waits; absent otherwise",
+    }),
+  ),
 });
 
 export const GraphReindexInputSchema = Type.Object(

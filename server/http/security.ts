@@ -77,9 +77,10 @@ export function isSameOrigin(origin: string, port: number, host?: string): boole
 
 /**
  * The route families that hold the hub's data and actions: `/mcp`, `/api`, `/metrics`, followed by the
- * end or anything that cannot continue a name (`/api/…`, `/api;x`, `/metrics%00`).
+ * end or anything that cannot continue a name (`/api/…`, `/api;x`, `/metrics%00`); and the same under a
+ * project's `/p/<slug>/`, so a slug the hub does not serve is refused like the default's routes.
  */
-const PROTECTED_FAMILY = /^\/(?:mcp|api|metrics)(?![\p{L}\p{N}_.-])/u;
+const PROTECTED_FAMILY = /^(?:\/p\/[^/]+)?\/(?:mcp|api|metrics)(?![\p{L}\p{N}_.-])/u;
 
 /**
  * A request path as the most lenient reader would take it: the query cut off, dot segments resolved

@@ -5,6 +5,7 @@
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { HubEvent } from '../events/bus.ts';
 import type { Hub } from '../hub.ts';
+import { projectOfRequest } from '../projects/hubs.ts';
 import { ERROR_RESPONSES } from './schemas.ts';
 
 export const HEARTBEAT_MS = 15_000;
@@ -69,6 +70,7 @@ export function registerStream(app: FastifyInstance, hub: Hub, heartbeatMs = HEA
       },
     },
     (request, reply) => {
+      const { events } = projectOfRequest(request.raw)?.hub ?? hub;
       reply.hijack();
       const res = reply.raw;
       res.writeHead(200, {
@@ -105,20 +107,20 @@ export function registerStream(app: FastifyInstance, hub: Hub, heartbeatMs = HEA
       stats.clients++;
       clients.add(close);
       res.write('retry: 3000\n\n');
-      send(frame('connected', { last_id: hub.events.lastId, heartbeat_ms: heartbeatMs }));
+      send(frame('connected', { last_id: events.lastId, heartbeat_ms: heartbeatMs }));
       const after = lastEventId(request);
       if (after !== undefined) {
-        const missed = hub.events.since(after);
+        const missed = events.since(after);
         if (missed === null)
           send(
             frame('resync', {
               reason: 'missed events are no longer buffered; reload the page state',
-              last_id: hub.events.lastId,
+              last_id: events.lastId,
             }),
           );
         else for (const e of missed) send(frame(e.type, e.data, e.id));
       }
-      const unsubscribe = hub.events.subscribe((e: HubEvent) => send(frame(e.type, e.data, e.id)));
+      const unsubscribe = events.subscribe((e: HubEvent) => send(frame(e.type, e.data, e.id)));
       const heartbeat = setInterval(() => send(frame('heartbeat', { at: Date.now() })), heartbeatMs);
       heartbeat.unref();
       request.raw.on('close', close);

@@ -5,6 +5,7 @@ import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/ty
 import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Hub } from '../hub.ts';
+import { projectOfRequest } from '../projects/hubs.ts';
 import type { AnyTool } from '../tools/define.ts';
 import { ERROR_RESPONSES, okResponseSchema } from './schemas.ts';
 import { RETRY_AFTER_SECONDS, unwrap } from './unwrap.ts';
@@ -105,7 +106,9 @@ export function toolRoute(hub: Hub, tool: AnyTool): RouteOptions {
     serializerCompiler: plainSerializer,
     handler: async (request, reply) => {
       let status = 200;
-      const { text } = await hub.call(tool, inputOf(request, tool, rest, params), {
+      // The project the request came for (`/p/<slug>/api/…`), else the default.
+      const target = projectOfRequest(request.raw)?.hub ?? hub;
+      const { text } = await target.call(tool, inputOf(request, tool, rest, params), {
         caller: { transport: 'rest' },
         applyBudget: false,
         signal: abortSignalOf(request),

@@ -3,6 +3,7 @@
 import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Hub } from '../hub.ts';
+import { projectOfRequest } from '../projects/hubs.ts';
 import { PROFILE_NAMES, profileNamed } from '../tools/profiles.ts';
 import { McpSessions } from './sessions.ts';
 import type { NodeStreamableTransport } from './transport.ts';
@@ -17,7 +18,26 @@ function isInitialize(body: unknown): boolean {
 
 export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise<McpSessions> {
   const sessions = new McpSessions(hub, hub.config.mcpSessionIdleMs);
-  app.addHook('onClose', async () => sessions.closeAll());
+  // Each project has its own sessions: a session id from one project is unknown in every other.
+  const byHub = new Map<Hub, McpSessions>([[hub, sessions]]);
+  const sessionsOf = (request: FastifyRequest): McpSessions => {
+    const project = projectOfRequest(request.raw);
+    if (!project) return sessions;
+    let found = byHub.get(project.hub);
+    if (!found) {
+      found = new McpSessions(project.hub, hub.config.mcpSessionIdleMs);
+      byHub.set(project.hub, found);
+    }
+    return found;
+  };
+  app.projects?.onClosing(async (project) => {
+    const found = byHub.get(project.hub);
+    byHub.delete(project.hub);
+    await found?.closeAll();
+  });
+  app.addHook('onClose', async () => {
+    await Promise.all([...byHub.values()].map((s) => s.closeAll()));
+  });
 
   /** Hands the request to the session's transport, which writes the answer (JSON or an SSE stream). */
   const serve = (transport: NodeStreamableTransport, request: FastifyRequest, reply: FastifyReply): void => {
@@ -39,6 +59,7 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
 
   // Not async: a request of a known session is served without a promise, which a hot call notices.
   const handle = (request: FastifyRequest, reply: FastifyReply): Promise<void> | undefined => {
+    const sessions = sessionsOf(request);
     const header = request.headers['mcp-session-id'];
     const sessionId = Array.isArray(header) ? header[0] : header;
     if (sessionId) {

@@ -1,4 +1,5 @@
 // Read side of observability: per-tool metrics over a window, the WARN+ log, and the merged timeline.
+import { taskKeys } from '../board/task-keys.ts';
 import type { Db } from '../db/open.ts';
 import { CallWindow, metricsOf, type ToolMetrics, type ToolTally } from './call-window.ts';
 
@@ -211,6 +212,7 @@ export function timeline(
     });
   }
   if (tableExists(db, 'task_events')) {
+    const keys = taskKeys(db);
     // Board events keep ISO times; compare in milliseconds.
     for (const r of db
       .prepare(
@@ -225,7 +227,7 @@ export function timeline(
         kind: 'board',
         id: r.id as number,
         at: r.at_ms as number,
-        summary: `TASK-${r.task_id} ${r.type}${move} (${r.source})`,
+        summary: `${keys.keyOf(r.task_id as number)} ${r.type}${move} (${r.source})`,
         ok: true,
         detail: r,
       });

@@ -70,7 +70,7 @@ export interface TaskRef {
 
 const taskStatements = new WeakMap<
   Db,
-  { exists: () => boolean; all?: () => { id: number; title: string; status: string; refs: string }[] }
+  { exists: () => boolean; all?: () => { key: string; title: string; status: string; refs: string }[] }
 >();
 
 /** Board tasks whose references name a changed file, a folder above one, or a changed symbol. The tasks module may be absent. */
@@ -83,16 +83,16 @@ export function tasksReferencing(
   if (!s) {
     const probe = db
       .prepare(
-        "SELECT count(*) FROM pragma_table_info('tasks') WHERE name IN ('id', 'title', 'status', 'refs')",
+        "SELECT count(*) FROM pragma_table_info('tasks') WHERE name IN ('id', 'key', 'title', 'status', 'refs')",
       )
       .pluck();
-    s = { exists: () => probe.get() === 4 };
+    s = { exists: () => probe.get() === 5 };
     taskStatements.set(db, s);
   }
   if (!s.exists()) return { available: false, tasks: [] };
   if (!s.all) {
-    const stmt = db.prepare("SELECT id, title, status, refs FROM tasks WHERE refs != '[]'");
-    s.all = () => stmt.all() as { id: number; title: string; status: string; refs: string }[];
+    const stmt = db.prepare("SELECT key, title, status, refs FROM tasks WHERE refs != '[]'");
+    s.all = () => stmt.all() as { key: string; title: string; status: string; refs: string }[];
   }
   const pathSet = new Set(paths);
   const uidSet = new Set(uids);
@@ -120,7 +120,7 @@ export function tasksReferencing(
       if (!ref) continue;
       if (pathSet.has(ref) || paths.some((p) => p.startsWith(`${ref}/`))) matched.push(raw);
     }
-    if (matched.length > 0) out.push({ id: `TASK-${t.id}`, title: t.title, status: t.status, matched });
+    if (matched.length > 0) out.push({ id: t.key, title: t.title, status: t.status, matched });
   }
   return { available: true, tasks: out };
 }

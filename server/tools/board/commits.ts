@@ -1,12 +1,10 @@
-// Commits as the board tools show them (cos_task_history's commit events, cos_task_changes), and the one
-// bridge from an id a commit message or branch names to the board's key for it: the board's own id
-// parsing, so `TASK-012`, `task-12` and `12` link exactly when the board would resolve them to the task.
+// Commits as the board tools show them (cos_task_history's commit events, cos_task_changes). The bridge
+// from an id a commit message or branch names to the task is the board's own (board.keys.resolve), so
+// `TASK-012`, `task-12` and `12` link exactly when the board would resolve them to the task, whose key
+// may be zero-padded (`TASK-012`) whatever the commit wrote.
 import { Type } from '@sinclair/typebox';
-import { resolveTaskKey } from '../../board/ids.ts';
-import type { LinkedCommit, ResolveTaskId } from '../../git/task-links.ts';
+import type { LinkedCommit } from '../../git/task-links.ts';
 import { stringEnum } from './schemas.ts';
-
-export const resolveTaskToken: ResolveTaskId = resolveTaskKey;
 
 /** Files listed per commit; the count covers them all. */
 const FILES_PER_COMMIT = 50;

@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { GitError } from '../../git/run.ts';
 import type { LinkedCommit } from '../../git/task-links.ts';
 import { defineTool } from '../define.ts';
-import { commitOut, resolveTaskToken } from './commits.ts';
+import { commitOut } from './commits.ts';
 import { boardOf, itemsWithinBudget, LimitSchema, stringEnum, TaskIdSchema } from './schemas.ts';
 
 const HistoryEventSchema = Type.Object({
@@ -56,7 +56,8 @@ export const taskHistoryTool = defineTool({
       try {
         const git = (ctx.services as Partial<typeof ctx.services>).git;
         if (!git) throw new GitError('missing', 'this hub reads no git repository');
-        commits = (await git.taskCommits(history.task_id, resolveTaskToken, { signal: ctx.signal })).commits;
+        commits = (await git.taskCommits(history.task_id, board.keys.resolve, { signal: ctx.signal }))
+          .commits;
       } catch (err) {
         // The board's own history stands without git (no repository, no git, a slow one): say why.
         if (!(err instanceof GitError)) throw err;

@@ -20,8 +20,10 @@ export const KindSchema = stringEnum(KINDS);
 export const PrioritySchema = stringEnum(PRIORITIES, 'P0 urgent … P3 when there is time');
 
 export const TaskIdSchema = Type.String({
-  pattern: '^(?:[Tt][Aa][Ss][Kk]-)?[1-9][0-9]{0,8}$',
-  maxLength: 14,
+  // Zero-padded ids (TASK-046) are ids too; TASK-46 and 46 name the same task. No description: the
+  // pattern says it, and every tool with an id repeats this schema in tools/list (its byte budget).
+  pattern: '^(?:[Tt][Aa][Ss][Kk]-)?0*[1-9][0-9]{0,8}$',
+  maxLength: 24,
 });
 export const ExpectedVersionSchema = Type.Integer({
   minimum: 1,
@@ -73,7 +75,7 @@ export const CardSchema = Type.Object({
 const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
 
 export const TaskViewSchema = Type.Object({
-  id: Type.String({ description: 'TASK-<n>' }),
+  id: Type.String({ description: 'The task id as its file writes it, e.g. TASK-12 or TASK-046' }),
   title: Type.String(),
   status: StatusSchema,
   kind: KindSchema,

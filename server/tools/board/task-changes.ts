@@ -6,7 +6,7 @@ import { defineTool } from '../define.ts';
 import { ChangeReportFields, changeReport, gitToolError } from '../graph/change-report.ts';
 import { graphCall } from '../graph/common.ts';
 import { RefInput } from '../graph/detect-changes.ts';
-import { CommitSchema, commitOut, resolveTaskToken } from './commits.ts';
+import { CommitSchema, commitOut } from './commits.ts';
 import { boardOf, TaskIdSchema } from './schemas.ts';
 
 export const taskChangesTool = defineTool({
@@ -37,7 +37,8 @@ export const taskChangesTool = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/api/board/tasks/:id/changes', operationId: 'boardTaskChanges' },
   handler: async (ctx, input) => {
-    const key = boardOf(ctx).show(input.id).id;
+    const board = boardOf(ctx);
+    const key = board.show(input.id).id;
     const git = ctx.services.git;
     const call = graphCall(ctx);
     const call0 = { signal: ctx.signal };
@@ -50,7 +51,7 @@ export const taskChangesTool = defineTool({
     let branchNames: string[] = [];
     const reasons: string[] = [];
     try {
-      const links = await git.taskCommits(key, resolveTaskToken, { ...call0, base: input.base });
+      const links = await git.taskCommits(key, board.keys.resolve, { ...call0, base: input.base });
       linked = links.commits;
       branchNames = links.branches.map((b) => b.name);
       base = links.base;

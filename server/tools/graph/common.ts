@@ -6,7 +6,7 @@ import type { Candidate, ResolvedFrom } from '../../graph/queries/resolve.ts';
 import { resolveNode } from '../../graph/queries/resolve.ts';
 import { type GraphReader, graphReader, type NodeRow } from '../../graph/queries/store.ts';
 import { EDGE_TYPES, NODE_KINDS } from '../../graph/queries/vocabulary.ts';
-import type { GraphService } from '../../graph/service.ts';
+import type { Freshness, GraphService } from '../../graph/service.ts';
 import { UNRESOLVED_MODULE } from '../../graph/uid.ts';
 import type { HubServices, ToolContext } from '../context.ts';
 
@@ -105,12 +105,7 @@ export type AmbiguousAnswer = Static<typeof AmbiguousSchema>;
 /** A tool's output: its own answer, or the candidates of an ambiguous name. */
 export const orAmbiguous = <T extends TSchema>(schema: T) => Type.Union([schema, AmbiguousSchema]);
 
-export interface Freshness {
-  generation: number;
-  last_indexed_at: string | null;
-  files_pending: number;
-  indexing: boolean;
-}
+export type { Freshness };
 
 export function graphService(ctx: ToolContext): GraphService | undefined {
   return (ctx.services as Partial<HubServices>).graph;

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import pino from 'pino';
 import {
   type BoardService,
@@ -15,7 +16,9 @@ import { type Config, loadConfig } from '../../../server/config.ts';
 import { type Db, openDatabase } from '../../../server/db/open.ts';
 import { EventBus, type HubEvent } from '../../../server/events/bus.ts';
 import { ModuleState } from '../../../server/modules.ts';
+import { catalog } from '../../../server/tools/catalog.ts';
 import type { HubServices, ToolContext } from '../../../server/tools/context.ts';
+import { connectClient, type TestHub as FullHub, startTestHub } from '../../support/hub.ts';
 
 export const silent = pino({ level: 'silent' });
 
@@ -195,4 +198,35 @@ export function runWorker(
       else resolve(JSON.parse(stdout.trim().split('\n').pop() ?? '{}') as WorkerReport);
     });
   });
+}
+
+/**
+ * The real hub (every tool, a real port, an MCP client connected) with the board service attached the
+ * way services.ts attaches it, on task files that `fill` writes into the tasks directory first.
+ */
+export async function startBoardHub(
+  fill: (tasksDir: string) => void,
+): Promise<{ t: FullHub; client: Client; close(): Promise<void> }> {
+  const t = await startTestHub({ tools: catalog, withoutServices: true, listen: true });
+  mkdirSync(t.config.tasksDir, { recursive: true });
+  fill(t.config.tasksDir);
+  const board = createBoardService({
+    config: t.config,
+    db: t.hub.db,
+    events: t.hub.events,
+    logger: t.hub.logger,
+    watch: false,
+  });
+  board.start();
+  t.hub.services.board = board;
+  const client = await connectClient(t.url);
+  return {
+    t,
+    client,
+    async close() {
+      await client.close();
+      board.close();
+      await t.close();
+    },
+  };
 }

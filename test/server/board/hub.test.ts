@@ -4,37 +4,20 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import SwaggerParser from '@apidevtools/swagger-parser';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import { createBoardService } from '../../../server/board/service.ts';
 import { boardTools } from '../../../server/tools/board/index.ts';
-import { catalog } from '../../../server/tools/catalog.ts';
 import { runTool } from '../../../server/tools/run.ts';
 import { budgetSize, TOKEN_BUDGET_CHARS } from '../../../shared/envelope/index.ts';
 import { makeTaskFiles } from '../../fixtures/board/make-tasks.ts';
-import { connectClient, startTestHub, type TestHub } from '../../support/hub.ts';
+import type { TestHub } from '../../support/hub.ts';
+import { startBoardHub } from './helpers.ts';
 
 let t: TestHub;
 let client: Client;
+let close: () => Promise<void>;
 before(async () => {
-  t = await startTestHub({ tools: catalog, withoutServices: true, listen: true });
-  const { mkdirSync } = await import('node:fs');
-  mkdirSync(t.config.tasksDir, { recursive: true });
-  makeTaskFiles(t.config.tasksDir, 5000);
-  const board = createBoardService({
-    config: t.config,
-    db: t.hub.db,
-    events: t.hub.events,
-    logger: t.hub.logger,
-    watch: false,
-  });
-  board.start();
-  t.hub.services.board = board;
-  client = await connectClient(t.url);
+  ({ t, client, close } = await startBoardHub((dir) => makeTaskFiles(dir, 5000)));
 });
-after(async () => {
-  await client.close();
-  t.hub.services.board.close();
-  await t.close();
-});
+after(() => close());
 
 const host = { host: '127.0.0.1:9188' };
 const inject = (method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) =>

@@ -81,6 +81,7 @@ describe('task file format', () => {
   it('renders a new task that parses back to the same fields and sections', () => {
     const fields = {
       id: 12,
+      key: 'TASK-12',
       title: 'Colon: and # hash, "quotes"',
       status: 'icebox' as const,
       kind: 'chore' as const,
@@ -116,10 +117,10 @@ describe('task file format', () => {
       ['---\ntitle: x\nstatus: icebox\npriority: P9\n---\n', 'TASK-1-x.md', /priority "P9"/],
       ['---\nid: TASK-2\ntitle: x\nstatus: icebox\n---\n', 'TASK-1-x.md', /does not match/],
       ['---\ntitle: x\nstatus: icebox\ndepends_on: [soon]\n---\n', 'TASK-1-x.md', /depends_on entry/],
-      ['---\ntitle: x\nstatus: icebox\nversion: 0\n---\n', 'TASK-1-x.md', /version/],
+      ['---\nid: TASK-000\ntitle: x\nstatus: icebox\n---\n', 'TASK-1-x.md', /not a task id/],
       ['---\nstatus: icebox\n---\n', 'TASK-1-x.md', /title/],
       ['---\ntitle: x\ntitle: y\nstatus: icebox\n---\n', 'TASK-1-x.md', /does not parse/],
-      ['---\ntitle: x\nstatus: icebox\n---\n', 'task-1.md', /file name/],
+      ['---\ntitle: x\nstatus: icebox\n---\n', 'notes.md', /no id and the file name does not start with one/],
     ];
     for (const [text, name, re] of cases) {
       const r = parseTaskFile(text, name);

@@ -22,6 +22,7 @@ describe('transitions', () => {
           renderNewTask(
             {
               id: n,
+              key: `TASK-${n}`,
               title: 'pair',
               status: from,
               kind: 'chore',

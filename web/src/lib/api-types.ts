@@ -76,7 +76,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task
-         * @description Creates a task file in the icebox (or emergency, within its WIP cap). Label it ready to queue it for cos_task_claim_next.
+         * @description Creates a task file in the icebox (or emergency, within its WIP cap), padded as the board pads its ids. Label it ready to queue it for cos_task_claim_next.
          */
         post: operations["boardTaskCreate"];
         delete?: never;
@@ -953,6 +953,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/projects": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Projects
+         * @description Every repository this hub serves: its slug, MCP URL, web URL, and a summary (tasks by status, graph freshness, agents present, errors in the last hour). The default project comes first.
+         */
+        get: operations["listProjects"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/roles": {
         parameters: {
             query?: never;
@@ -1679,7 +1699,7 @@ export interface operations {
                 content: {
                     "application/json": {
                         data: {
-                            /** @description TASK-<n> */
+                            /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                             id: string;
                             title: string;
                             status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -1818,7 +1838,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -1960,7 +1980,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -2091,7 +2111,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -2218,7 +2238,7 @@ export interface operations {
                     "application/json": {
                         data: {
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -2345,7 +2365,7 @@ export interface operations {
                         data: {
                             claimed: boolean;
                             task: {
-                                /** @description TASK-<n> */
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
                                 id: string;
                                 title: string;
                                 status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
@@ -5951,6 +5971,8 @@ export interface operations {
                                 /** @description Files seen changed but not yet in the graph */
                                 files_pending: number;
                                 indexing: boolean;
+                                /** @description Place in the hub's queue of full index passes (one runs at a time across its projects) while this project's waits; absent otherwise */
+                                queued?: number;
                             };
                         };
                         meta: components["schemas"]["Meta"];
@@ -7219,6 +7241,128 @@ export interface operations {
                                 /** @description active: a request in the last 30 s; present: in the last 5 min; idle: longer, still connected; ended */
                                 lifecycle: "active" | "present" | "idle" | "ended";
                                 activity: string | null;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    listProjects: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            projects: {
+                                /** @description the project in URLs: `/p/<slug>/` */
+                                slug: string;
+                                /** @description absolute real path of the project's repository */
+                                repo: string;
+                                /** @description the project `cos serve` started in, also served at `/mcp` and `/api/…` */
+                                default: boolean;
+                                /** @description in the registry (`cos project list`); the default project may not be */
+                                registered: boolean;
+                                mcp_url: string;
+                                /** @description the project's board in the web app */
+                                web_url: string;
+                                /** @description prefix of its REST routes: `<api_base>/board`, … */
+                                api_base: string;
+                                /** @description the project's hub summary (as GET /api/hub/summary answers inside it); null when it could not be read */
+                                summary: {
+                                    tasks: {
+                                        by_status: {
+                                            [key: string]: number;
+                                        };
+                                        total: number;
+                                        parse_errors: number;
+                                    } | null;
+                                    graph: {
+                                        nodes: number;
+                                        edges: number;
+                                        files: number;
+                                        generation: number;
+                                        last_indexed_at: number | null;
+                                        files_pending: number;
+                                        indexing: boolean;
+                                    } | null;
+                                    agents: {
+                                        active: number;
+                                        present: number;
+                                        idle: number;
+                                        ended: number;
+                                    };
+                                    /** @description tool calls that answered an error, and logged errors */
+                                    errors_last_hour: number;
+                                } | null;
+                                /** @description why summary is null */
+                                summary_error?: string;
                             }[];
                         };
                         meta: components["schemas"]["Meta"];

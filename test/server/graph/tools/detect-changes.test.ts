@@ -57,13 +57,13 @@ test('an edited function maps to its symbol, its consumers in tiers and the task
   try {
     // Board rows as the tasks module indexes them (its migration made the table).
     const task = g.hub.db.prepare(
-      `INSERT INTO tasks (id, path, title, status, kind, priority, priority_rank, refs, version, body, content_hash, indexed_at)
-       VALUES (?, ?, ?, ?, 'feature', 'P2', 2, ?, 1, '', 'h', '2026-11-30')`,
+      `INSERT INTO tasks (id, key, path, title, status, kind, priority, priority_rank, refs, version, body, content_hash, indexed_at)
+       VALUES (?, ?, ?, ?, ?, 'feature', 'P2', 2, ?, 1, '', 'h', '2026-11-30')`,
     );
-    task.run(7, 'TASK-7.md', 'Speed up math', 'in_progress', '["src/lib/math.ts:1"]');
-    task.run(8, 'TASK-8.md', 'Docs', 'icebox', '["README.md"]');
+    task.run(7, 'TASK-7', 'TASK-7.md', 'Speed up math', 'in_progress', '["src/lib/math.ts:1"]');
+    task.run(8, 'TASK-8', 'TASK-8.md', 'Docs', 'icebox', '["README.md"]');
     // Finished, in the board's own words: naming the file does not make it an open task.
-    task.run(9, 'TASK-9.md', 'Library', 'archive', '["src/lib"]');
+    task.run(9, 'TASK-9', 'TASK-9.md', 'Library', 'archive', '["src/lib"]');
     const data = await g.data('cos_graph_detect_changes', {});
     assert.deepEqual(
       data.changes.files.map((f: Item) => `${f.status} ${f.path}`),

@@ -93,7 +93,8 @@ export function ConnectPanel() {
       ) : null}
       {profiles.length > 0 ? (
         <fieldset className="profiles">
-          <legend>Tool profile: a smaller tool list costs the agent less to read</legend>
+          <legend>Tool profile</legend>
+          <p className="muted profiles-hint">A smaller tool list costs the agent less to read.</p>
           <ul className="profile-list">
             {profiles.map((p) => (
               <li key={p.name} data-profile={p.name}>
