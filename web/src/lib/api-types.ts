@@ -7358,8 +7358,12 @@ export interface operations {
                                         idle: number;
                                         ended: number;
                                     };
-                                    /** @description tool calls that answered an error, and logged errors */
+                                    /** @description failed_calls_last_hour + logged_errors_last_hour */
                                     errors_last_hour: number;
+                                    /** @description tool calls that answered an error envelope */
+                                    failed_calls_last_hour: number;
+                                    /** @description errors the hub logged */
+                                    logged_errors_last_hour: number;
                                 } | null;
                                 /** @description why summary is null */
                                 summary_error?: string;
