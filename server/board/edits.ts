@@ -14,6 +14,7 @@ import {
   type TaskSections,
 } from './model.ts';
 import type { Reconciler } from './reconcile.ts';
+import { cleanSection } from './section-text.ts';
 import type { BoardStore } from './store.ts';
 import {
   appendLog,
@@ -171,9 +172,9 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
         version: 1,
       };
       let sections: TaskSections = {
-        outcome: input.outcome?.trim() ?? '',
-        read_first: input.read_first?.trim() ?? '',
-        acceptance: input.acceptance?.trim() ?? '',
+        outcome: cleanSection(input.outcome ?? ''),
+        read_first: cleanSection(input.read_first ?? ''),
+        acceptance: cleanSection(input.acceptance ?? ''),
         work_log: '',
       };
       if (gate?.line) sections = appendLog(sections, workLogLine(gate.line, actor, now));
@@ -247,9 +248,9 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
       if (patch.blocked_by !== undefined) next.blocked_by = cleanList(patch.blocked_by);
       if (patch.references !== undefined) next.references = cleanList(patch.references);
       const sections: TaskSections = { ...l.doc.sections };
-      if (patch.outcome !== undefined) sections.outcome = patch.outcome.trim();
-      if (patch.read_first !== undefined) sections.read_first = patch.read_first.trim();
-      if (patch.acceptance !== undefined) sections.acceptance = patch.acceptance.trim();
+      if (patch.outcome !== undefined) sections.outcome = cleanSection(patch.outcome);
+      if (patch.read_first !== undefined) sections.read_first = cleanSection(patch.read_first);
+      if (patch.acceptance !== undefined) sections.acceptance = cleanSection(patch.acceptance);
       const changed: string[] = [];
       for (const k of Object.keys(next) as (keyof TaskFields)[]) {
         if (JSON.stringify(next[k]) !== JSON.stringify(f[k])) changed.push(k);

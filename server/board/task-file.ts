@@ -2,7 +2,7 @@
 // rewrite by the hub changes only the lines of the known keys and known sections whose values changed;
 // every other byte (unknown keys, comments, unknown sections, spacing) stays exactly as it was.
 import { createHash } from 'node:crypto';
-import { type Document, isMap, isScalar, parseDocument, stringify } from 'yaml';
+import { type Document, isMap, isScalar, parseDocument } from 'yaml';
 import {
   type Actor,
   FIELD_ORDER,
@@ -19,6 +19,8 @@ import {
   type TaskSections,
   taskKey,
 } from './model.ts';
+import { cleanSection, decodeSection, encodeSection } from './section-text.ts';
+import { yamlString } from './yaml-scalar.ts';
 
 interface Span {
   start: number;
@@ -160,7 +162,7 @@ export function parseTaskFile(text: string, fileName: string): ParseResult {
 
   const { spans, unknown } = sectionSpans(text, bodyStart);
   const sections: TaskSections = { outcome: '', read_first: '', acceptance: '', work_log: '' };
-  for (const s of spans) sections[SECTION_KEYS[s.name]] = text.slice(s.contentStart, s.end).trim();
+  for (const s of spans) sections[SECTION_KEYS[s.name]] = decodeSection(text.slice(s.contentStart, s.end));
 
   return {
     ok: true,
@@ -358,24 +360,28 @@ function sectionSpans(text: string, bodyStart: number): { spans: SectionSpan[]; 
 // ---------------------------------------------------------------------------------------------------
 // Writing
 
-const YAML_OPTS = { lineWidth: 0, collectionStyle: 'flow', flowCollectionPadding: false } as const;
+/** The hub's own timestamps (`2026-11-30T10:00:00.000Z`), and the plain dates other tools write. */
+const TIMESTAMP =
+  /^[0-9]{4}-[0-9]{2}-[0-9]{2}(?:T[0-9]{2}:[0-9]{2}(?::[0-9]{2}(?:\.[0-9]+)?)?(?:Z|[+-][0-9]{2}:[0-9]{2})?)?$/;
+const DATE_KEYS: ReadonlySet<keyof TaskFields> = new Set(['created', 'started', 'completed']);
 
-function yamlScalar(v: string): string {
-  const s = stringify(v, YAML_OPTS).trimEnd();
-  // A block scalar would need indentation bookkeeping; a JSON string is valid YAML on one line.
-  return s.includes('\n') ? JSON.stringify(v) : s;
-}
-
-export function formatValue(value: TaskFields[keyof TaskFields]): string {
+/**
+ * A known key's value as its line writes it. Strings are quoted wherever a common YAML reader would not
+ * read them back as the same string (yaml-scalar.ts); a date key's timestamp stays plain, so every reader
+ * that has dates reads a date, as it did in the file.
+ */
+export function formatValue(value: TaskFields[keyof TaskFields], key?: keyof TaskFields): string {
   if (value === null) return '';
-  if (Array.isArray(value)) return value.length === 0 ? '[]' : `[${value.map(yamlScalar).join(', ')}]`;
+  if (Array.isArray(value)) return value.length === 0 ? '[]' : `[${value.map(yamlString).join(', ')}]`;
   if (typeof value === 'number') return String(value);
-  return yamlScalar(String(value));
+  const s = String(value);
+  if (key !== undefined && DATE_KEYS.has(key) && TIMESTAMP.test(s)) return s;
+  return yamlString(s);
 }
 
 const keyLine = (key: keyof TaskFields, fields: TaskFields, eol: string): string => {
   // The id line is the key as the board spells it (`TASK-046`), not the bare number.
-  const v = key === 'id' ? fields.key : formatValue(fields[key]);
+  const v = key === 'id' ? fields.key : formatValue(fields[key], key);
   return v === '' ? `${key}:${eol}` : `${key}: ${v}${eol}`;
 };
 
@@ -384,9 +390,10 @@ function sameValue(a: unknown, b: unknown): boolean {
   return a === b;
 }
 
+/** A section's lines as written under its heading: escaped so they read back as this text and no other. */
 function sectionContent(text: string, eol: string, atEnd: boolean): string {
-  const t = text.trim().replace(/\r?\n/g, eol);
-  if (t === '') return eol;
+  if (cleanSection(text) === '') return eol;
+  const t = encodeSection(text).replace(/\n/g, eol);
   return `${eol}${t}${eol}${atEnd ? '' : eol}`;
 }
 
@@ -430,7 +437,7 @@ export function renderTask(doc: TaskDocument, fields: TaskFields, sections: Task
   const appended: SectionName[] = [];
   for (const name of SECTION_NAMES) {
     const key = SECTION_KEYS[name];
-    if (doc.sections[key] === sections[key].trim()) continue;
+    if (doc.sections[key] === cleanSection(sections[key])) continue;
     const span = doc.sectionSpans.find((s) => s.name === name);
     if (span) {
       edits.push({
@@ -438,7 +445,7 @@ export function renderTask(doc: TaskDocument, fields: TaskFields, sections: Task
         end: span.end,
         insert: sectionContent(sections[key], eol, span.end === text.length),
       });
-    } else if (sections[key].trim() !== '') appended.push(name);
+    } else if (cleanSection(sections[key]) !== '') appended.push(name);
   }
   if (appended.length > 0) {
     let tail = text.endsWith('\n') || text.length === doc.bodyStart ? '' : eol;

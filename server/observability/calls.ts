@@ -155,11 +155,12 @@ export class CallRecorder {
 
   /**
    * Makes every call recorded so far visible in tool_calls: hands the pending batch to the writer and
-   * waits (at most SETTLE_MS) until it is committed. Queries that read tool_calls call this first.
+   * waits (at most `settleMs`) until it is committed. Queries that read tool_calls call this first; the
+   * bound keeps a slow disk from holding the thread that answers everyone.
    */
-  flush(): void {
+  flush(settleMs = SETTLE_MS): void {
     this.post();
-    this.writer.settle(SETTLE_MS);
+    this.writer.settle(settleMs);
   }
 
   /** Hands the pending batch to the writer thread without waiting. */

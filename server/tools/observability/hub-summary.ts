@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { errorCounts } from '../../observability/queries.ts';
-import type { ToolContext } from '../context.ts';
+import type { HubServices, ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { LifecycleSchema } from './schemas.ts';
 
@@ -33,6 +33,11 @@ export const hubSummaryTool = defineTool({
         last_indexed_at: Type.Union([Type.Integer(), Type.Null()]),
         files_pending: Type.Integer(),
         indexing: Type.Boolean(),
+        queued: Type.Optional(
+          Type.Integer({
+            description: "place in the hub's queue of full index passes, while this project's waits",
+          }),
+        ),
       }),
       Type.Null(),
     ]),
@@ -83,6 +88,7 @@ function graphSummary(ctx: ToolContext) {
     .get() as
     | { generation: number; last_indexed_at: number | null; files_pending: number; indexing: number }
     | undefined;
+  const queued = (ctx.services as Partial<HubServices>).graph?.freshness().queued;
   const count = (table: string) => ctx.db.prepare(`SELECT count(*) FROM ${table}`).pluck().get() as number;
   return {
     nodes: count('graph_nodes'),
@@ -92,5 +98,7 @@ function graphSummary(ctx: ToolContext) {
     last_indexed_at: state?.last_indexed_at ?? null,
     files_pending: state?.files_pending ?? 0,
     indexing: state?.indexing === 1,
+    // Only the running service knows its place in the hub's queue of full passes.
+    ...(queued === undefined ? {} : { queued }),
   };
 }

@@ -75,7 +75,7 @@ test('cos serve answers, then on SIGTERM closes sessions and the database and ex
   let out = '';
   child.stdout.setEncoding('utf8');
   const url = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no URL printed: ${out}`)), 75_000);
     child.stdout.on('data', (chunk: string) => {
       out += chunk;
       // The claude line is printed last: wait for it, not just the MCP URL, so the whole banner is in.

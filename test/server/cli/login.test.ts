@@ -25,7 +25,7 @@ test('cos serve prints a one-time login link and cos login prints a fresh one', 
   let out = '';
   child.stdout.setEncoding('utf8');
   const link = await new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no link printed: ${out}`)), 30_000);
+    const timer = setTimeout(() => reject(new Error(`no link printed: ${out}`)), 75_000);
     child.stdout.on('data', (chunk: string) => {
       out += chunk;
       const m = /Browser\s+(http:\/\/\S+\/login\?code=\S+)/.exec(out);

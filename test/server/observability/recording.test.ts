@@ -337,7 +337,9 @@ describe('the encoded batches (call-batch.ts)', () => {
           i,
         );
       }
-      h.hub.calls.flush();
+      // 20,000 rows: on a loaded 2-core machine the writer thread needs longer than a query's 2 s bound
+      // to commit them, and this test is about what arrives, not how fast.
+      h.hub.calls.flush(60_000);
       const rows = h.hub.db
         .prepare(
           "SELECT * FROM tool_calls WHERE tool = 'cos_test_echo' AND at >= 1000 AND at < 1000000 ORDER BY at",

@@ -1,7 +1,10 @@
-import { Component, type ErrorInfo, type ReactNode, Suspense, useEffect } from 'react';
+import { Component, type ErrorInfo, lazy, type ReactNode, Suspense, useEffect } from 'react';
+import { ProjectSwitcher } from '../components/project-switcher.tsx';
 import { PresenceSummary } from '../features/activity/presence-summary.tsx';
+import { listProjects } from '../features/home/api.ts';
 import { Link, navigate, useLocation } from '../lib/router.tsx';
 import { useTheme } from '../lib/theme.ts';
+import { useQuery } from '../lib/use-query.ts';
 import { HOME, ROUTES, routeFor } from './routes.ts';
 
 const THEME_LABEL = { system: 'Theme: system', light: 'Theme: light', dark: 'Theme: dark' } as const;
@@ -35,6 +38,19 @@ class PageBoundary extends Component<{ children: ReactNode; resetKey: string }, 
   }
 }
 
+const HomePage = lazy(() => import('../features/home/home-page.tsx'));
+
+/** `/`: the home page when the hub serves more than one project, else the board as always. */
+function Home() {
+  const query = useQuery('projects', listProjects);
+  const count = query.state.value?.data.projects.length;
+  const settled = query.state.status !== 'loading';
+  useEffect(() => {
+    if (settled && (count ?? 0) < 2) navigate(HOME, { replace: true });
+  }, [settled, count]);
+  return count !== undefined && count >= 2 ? <HomePage /> : null;
+}
+
 function useShortcuts() {
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
@@ -55,9 +71,6 @@ export function App() {
   const theme = useTheme();
   useShortcuts();
   const route = routeFor(location.path);
-  useEffect(() => {
-    if (location.path === '/' || location.path === '') navigate(HOME, { replace: true });
-  }, [location.path]);
   const Current = route?.component;
   return (
     <>
@@ -65,9 +78,10 @@ export function App() {
         Skip to content
       </a>
       <header className="app-header">
-        <Link to={HOME} className="brand">
+        <Link to="/" className="brand">
           cos hub
         </Link>
+        <ProjectSwitcher />
         <nav aria-label="Pages">
           <ul>
             {ROUTES.map((r) => (
@@ -98,7 +112,9 @@ export function App() {
           <Suspense fallback={<p className="muted">Loading…</p>}>
             {Current ? (
               <Current />
-            ) : location.path === '/' ? null : (
+            ) : location.path === '/' ? (
+              <Home />
+            ) : (
               <div className="notice notice-error" role="alert">
                 <p>
                   <strong>No page at {location.path}.</strong> <Link to={HOME}>Go to the board</Link>.

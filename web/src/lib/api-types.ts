@@ -6144,6 +6144,8 @@ export interface operations {
                                 last_indexed_at: number | null;
                                 files_pending: number;
                                 indexing: boolean;
+                                /** @description place in the hub's queue of full index passes, while this project's waits */
+                                queued?: number;
                             } | null;
                             agents: {
                                 active: number;
@@ -7351,6 +7353,8 @@ export interface operations {
                                         last_indexed_at: number | null;
                                         files_pending: number;
                                         indexing: boolean;
+                                        /** @description place in the hub's queue of full index passes, while this project's waits */
+                                        queued?: number;
                                     } | null;
                                     agents: {
                                         active: number;

@@ -2,9 +2,16 @@
 // `paths`), so a route that changes shape breaks `npm run typecheck` rather than the page.
 import createClient from 'openapi-fetch';
 import type { components, paths } from './api-types.ts';
+import { PROJECT_BASE } from './project.ts';
 
-// Same origin: the hub serves this page, and it refuses cross-origin calls anyway.
-export const api = createClient<paths>({ baseUrl: globalThis.location?.origin ?? '' });
+// Same origin: the hub serves this page, and it refuses cross-origin calls anyway. Under `/p/<slug>/`
+// every call goes to that project's routes.
+export const api = createClient<paths>({ baseUrl: `${globalThis.location?.origin ?? ''}${PROJECT_BASE}` });
+/** The hub's own routes, outside any project (GET /api/projects). */
+export const hubApi = createClient<paths>({ baseUrl: globalThis.location?.origin ?? '' });
+/** Another project's routes (`/p/<slug>/api/…`), for the pages that show every project at once. */
+export const projectApi = (slug: string) =>
+  createClient<paths>({ baseUrl: `${globalThis.location?.origin ?? ''}/p/${encodeURIComponent(slug)}` });
 
 export type ApiError = components['schemas']['ErrorBody'];
 export type Meta = components['schemas']['Meta'];

@@ -1,6 +1,7 @@
 // A minimal history router: the hub's SPA fallback serves index.html for every page path, so plain
 // pushState URLs work on reload. Five pages and a few query parameters do not need a router library.
 import { type AnchorHTMLAttributes, type MouseEvent, useSyncExternalStore } from 'react';
+import { PROJECT_BASE } from './project.ts';
 
 const listeners = new Set<() => void>();
 
@@ -13,12 +14,15 @@ function subscribe(listener: () => void): () => void {
   };
 }
 
-const snapshot = () => window.location.pathname + window.location.search;
+/** The page's path inside its project: `/p/<slug>/board?x` reads as `/board?x`. */
+const snapshot = () => window.location.pathname.slice(PROJECT_BASE.length) + window.location.search;
 
+/** Goes to a page of this project (`to` as the app names it, `/board?…`). */
 export function navigate(to: string, options: { replace?: boolean } = {}): void {
   if (to === snapshot()) return;
-  if (options.replace) window.history.replaceState(null, '', to);
-  else window.history.pushState(null, '', to);
+  const href = `${PROJECT_BASE}${to}`;
+  if (options.replace) window.history.replaceState(null, '', href);
+  else window.history.pushState(null, '', href);
   for (const listener of listeners) listener();
 }
 
@@ -56,5 +60,5 @@ export function Link({ to, onClick, ...rest }: LinkProps) {
     event.preventDefault();
     navigate(to);
   };
-  return <a href={to} onClick={handle} {...rest} />;
+  return <a href={`${PROJECT_BASE}${to}`} onClick={handle} {...rest} />;
 }

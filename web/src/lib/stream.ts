@@ -7,6 +7,7 @@
 // a page reads straight from an event.
 import { useEffect, useRef, useSyncExternalStore } from 'react';
 import type { components } from './api-types.ts';
+import { PROJECT_BASE } from './project.ts';
 
 export type HubEventType = components['schemas']['HubEvent']['type'];
 export type StreamStatus = 'connecting' | 'live' | 'reconnecting';
@@ -54,7 +55,7 @@ function dispatch(type: StreamEvent['type'], message: MessageEvent<string>): voi
 
 function connect(): void {
   if (source || typeof EventSource === 'undefined') return;
-  source = new EventSource('/api/stream/events');
+  source = new EventSource(`${PROJECT_BASE}/api/stream/events`);
   source.addEventListener('connected', () => setStatus('live'));
   source.addEventListener('open', () => setStatus('live'));
   source.addEventListener('error', () => setStatus('reconnecting'));

@@ -5,6 +5,7 @@ import { useEffect, useState } from 'react';
 import { CopyButton } from '../../components/copy-button.tsx';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { onModulesChanged } from '../../lib/modules.ts';
+import { PROJECT_BASE } from '../../lib/project.ts';
 import { useQuery } from '../../lib/use-query.ts';
 import { type ConnectClient, connectPlan, mcpProfiles } from './api.ts';
 
@@ -69,7 +70,8 @@ function ClientPlan({ client, hubUrl }: { client: ConnectClient; hubUrl: string 
 
 export function ConnectPanel() {
   // The page is served by the hub, so its own origin is the hub's address.
-  const origin = window.location.origin;
+  // Under /p/<slug>/ the project's own MCP endpoint.
+  const origin = `${window.location.origin}${PROJECT_BASE}`;
   const query = useQuery('mcp-profiles', mcpProfiles);
   useEffect(() => onModulesChanged(query.reload), [query.reload]);
   const [chosen, setChosen] = useState('all');
