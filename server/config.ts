@@ -2,6 +2,7 @@
 // values, so they agree on which repository and state directory they mean.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { defaultHome } from './projects/registry.ts';
+import { DEFAULT_SEARCH_BUDGET_MS } from './search/budget.ts';
 
 export interface Config {
   port: number;
@@ -20,6 +21,8 @@ export interface Config {
   mcpSessionIdleMs: number;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
+  /** Milliseconds one search (per layer) may hold the thread before it answers `transient` (COS_SEARCH_BUDGET_MS). */
+  searchBudgetMs: number;
   /** A request (headers and body) must arrive within this many milliseconds (COS_REQUEST_TIMEOUT_MS). */
   requestTimeoutMs: number;
   logLevel: string;
@@ -90,6 +93,7 @@ export function loadConfig(
     mcpSessionIdleMs: Number.isFinite(idleMinutes) && idleMinutes > 0 ? idleMinutes * 60_000 : 30 * 60_000,
     bodyLimitBytes: Number(env.COS_BODY_LIMIT_BYTES ?? 4 * 1024 * 1024),
     requestTimeoutMs: Math.round(positive(env.COS_REQUEST_TIMEOUT_MS, 30_000)),
+    searchBudgetMs: Math.round(positive(env.COS_SEARCH_BUDGET_MS, DEFAULT_SEARCH_BUDGET_MS)),
     logLevel: env.COS_LOG_LEVEL ?? 'info',
     dbBusyTimeoutMs: Math.round(positive(env.COS_DB_BUSY_TIMEOUT_MS, 5000)),
     recordCalls: env.COS_RECORD_CALLS !== '0',

@@ -11,7 +11,9 @@ import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
 import type { PassQueue } from './graph/pass-queue.ts';
-import { createLogger } from './logger.ts';
+import { HubStatus } from './hub-status.ts';
+import { LogFile } from './log-file.ts';
+import { createLogger, LOG_FILE_NAME } from './logger.ts';
 import { ModuleState } from './modules.ts';
 import { CallRecorder } from './observability/calls.ts';
 import { LogSink } from './observability/log-sink.ts';
@@ -30,6 +32,8 @@ export interface Hub {
   db: Db;
   dbPath: string;
   logger: Logger;
+  /** The hub's own condition for cos_health: the log writer, hub.db, MCP sessions. */
+  status: HubStatus;
   events: EventBus;
   modules: ModuleState;
   registry: ToolRegistry;
@@ -135,13 +139,16 @@ class CallContext implements ToolContext {
 export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   mkdirSync(config.stateDir, { recursive: true });
   const logSink = new LogSink();
+  const logFile = options.logger
+    ? undefined
+    : new LogFile(join(config.stateDir, LOG_FILE_NAME), options.logSync ?? false);
   const logger =
     options.logger ??
     createLogger({
       stateDir: config.stateDir,
       level: config.logLevel,
-      sync: options.logSync ?? false,
       warnSink: logSink,
+      ...(logFile ? { destination: logFile } : {}),
     });
   const dbPath = join(config.stateDir, DB_FILE_NAME);
   const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs });
@@ -160,6 +167,9 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       : createServices({ config, db, dbPath, logger, events, modules, passQueue: options.passQueue });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
+  const status = new HubStatus();
+  if (logFile) status.log = logFile.state;
+  services.status = status;
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
   services.git ??= createGitService(config.repo);
   // Agents as their hooks report them; presence counts of hook and MCP sessions come from it alone.
@@ -208,6 +218,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     db,
     dbPath,
     logger,
+    status,
     events,
     modules,
     registry,
@@ -280,6 +291,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       logSink.detach();
       db.close();
       logger.flush();
+      logFile?.end();
     },
   };
 }

@@ -4,6 +4,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread, threadId } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
+import { LogFile } from './log-file.ts';
 
 export const LOG_FILE_NAME = '.mcp.log';
 
@@ -17,15 +18,14 @@ export interface LoggerOptions {
   sync?: boolean;
   /** Also receives every line at WARN and above (the queryable log table). */
   warnSink?: { write(line: string): void };
+  /** Where .mcp.log lines go; by default a LogFile of its own (log-file.ts says why not pino's). */
+  destination?: LogFile;
 }
 
 export function createLogger(options: LoggerOptions): Logger {
   mkdirSync(options.stateDir, { recursive: true });
-  const destination = pino.destination({
-    dest: join(options.stateDir, LOG_FILE_NAME),
-    sync: options.sync ?? false,
-    mkdir: true,
-  });
+  const destination =
+    options.destination ?? new LogFile(join(options.stateDir, LOG_FILE_NAME), options.sync ?? false);
   const settings = {
     level: options.level ?? 'info',
     base: { pid: process.pid, thread: threadName() },

@@ -3,6 +3,7 @@
 // Each command is imported when it runs, so `cos --version` or `cos module list` loads neither the
 // HTTP stack nor the graph (the build turns each import into a chunk of its own).
 import { parseArgs } from 'node:util';
+import { startupFailure } from './cli/startup-error.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
 import { HUB_VERSION } from './version.ts';
 
@@ -49,27 +50,34 @@ async function main(argv: string[]): Promise<number> {
   const { help: _help, version: _version, force, slug, remove, 'dry-run': dryRun, url, ...flags } = values;
   const config = loadConfig(process.env, flags as Flags);
   const [command = 'serve', ...rest] = positionals;
-  switch (command) {
-    case 'serve':
-      return (await import('./cli/serve.ts')).serve(config);
-    case 'index':
-      return (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
-    case 'module':
-      return (await import('./cli/module.ts')).moduleCommand(config, rest);
-    case 'project':
-      return (await import('./cli/project.ts')).projectCommand(config, rest, {
-        slug,
-        stateDir: flags['state-dir'],
-      });
-    case 'doctor':
-      return (await import('./cli/doctor.ts')).doctor(config);
-    case 'connect':
-      return (await import('./cli/connect.ts')).connectCommand(config, rest, { remove, dryRun, url });
-    case 'login':
-      return (await import('./cli/login.ts')).loginCommand(config);
-    default:
-      console.error(`unknown command "${command}"\n${USAGE}`);
-      return 2;
+  try {
+    switch (command) {
+      case 'serve':
+        return await (await import('./cli/serve.ts')).serve(config);
+      case 'index':
+        return await (await import('./cli/index.ts')).indexCommand(config, rest, force === true);
+      case 'module':
+        return (await import('./cli/module.ts')).moduleCommand(config, rest);
+      case 'project':
+        return await (await import('./cli/project.ts')).projectCommand(config, rest, {
+          slug,
+          stateDir: flags['state-dir'],
+        });
+      case 'doctor':
+        return await (await import('./cli/doctor.ts')).doctor(config);
+      case 'connect':
+        return (await import('./cli/connect.ts')).connectCommand(config, rest, { remove, dryRun, url });
+      case 'login':
+        return await (await import('./cli/login.ts')).loginCommand(config);
+      default:
+        console.error(`unknown command "${command}"\n${USAGE}`);
+        return 2;
+    }
+  } catch (err) {
+    const line = startupFailure(err, config);
+    if (line === undefined) throw err;
+    console.error(line);
+    return 1;
   }
 }
 

@@ -35,12 +35,13 @@ export interface ServiceLifecycle {
 
 export function createServices(deps: ServiceDeps): { services: HubServices; lifecycle: ServiceLifecycle[] } {
   const { config, db, logger, events } = deps;
-  const memory = createMemoryService({ db });
+  const memory = createMemoryService({ db, searchBudgetMs: config.searchBudgetMs });
   // The board's task files are the board's: it indexes them itself and rewrites them constantly.
   const docs = createDocsService({
     db,
     repo: config.repo,
     stateDir: config.stateDir,
+    searchBudgetMs: config.searchBudgetMs,
     excludedDirs: [config.tasksDir],
     logger,
     events,

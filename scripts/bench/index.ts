@@ -1,31 +1,110 @@
-// Indexer benchmark (issue 5): a cold full index and saved-change latency on real corpora installed in
-// node_modules, through the same service the hub runs (worker thread + extraction helper + watcher).
+// Indexer benchmark (issues 5, 16, 22): a cold full index and saved-change latency on real corpora, through
+// the same service the hub runs (worker thread + extraction helper + watcher).
 //
-//   node --import tsx scripts/bench/index.ts [--helpers N] [corpus ...]
-//   corpora: fastify zod mcp-sdk ts-lib mixed-5k; --helpers: extraction helper threads (default: cores - 1)
+//   node --import tsx scripts/bench/index.ts [--helpers N] [--cli] [corpus ...]
+//   corpora: fastify zod mcp-sdk ts-lib mixed-5k (from node_modules); effect mui (from the npm registry,
+//   pinned, cached); python-mix (generated: issue 16's Python-heavy mix); ts-2k (the first 2,002 files of
+//   @mui/material: a TypeScript corpus of python-mix's size, for the per-file ratio)
+//   --helpers: extraction helper threads (default: cores - 1)
+//   --cli: also time `cos index` as its own process on each corpus, and on an empty repository (process start)
 //
-// Each corpus is copied to a temp directory first (the change test writes to it). Packages ship their
-// sources under dist/ and build/, so the default ignore list is narrowed to .git and node_modules.
+// Registry corpora are installed once with npm into $COS_BENCH_CACHE (default ~/.cache/cos-hub-bench), one
+// directory per name@version, and reused. Each corpus is copied to a temp directory first (the change test
+// writes to it). Packages ship their sources under dist/ and build/, so the default ignore list is narrowed
+// to .git and node_modules.
 // Targets (2 cores): ≥ 300 files/s and 2 MB/s cold; a saved change visible within 200 ms; peak RSS
-// < 400 MB for 5,000 files; a small main-thread query stays fast while indexing (p99 < 50 ms).
-import { cpSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+// < 400 MB for 5,000 files; a small main-thread query stays fast while indexing (p99 < 50 ms); 0 parse failures.
+import { execFileSync, spawnSync } from 'node:child_process';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
+import { homedir, loadavg, tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/open.ts';
 import { EventBus } from '../../server/events/bus.ts';
 import { createGraphService } from '../../server/graph/service.ts';
 import { Walker } from '../../server/graph/walk.ts';
+import { writePythonMix } from './python-mix.ts';
 
 const NM = new URL('../../node_modules/', import.meta.url).pathname;
+const COS_BIN = new URL('../../server/bin/cos.mjs', import.meta.url).pathname;
 const WALK = { ignoredDirs: ['.git', 'node_modules'], gitignore: false };
+const CACHE = process.env.COS_BENCH_CACHE ?? join(homedir(), '.cache', 'cos-hub-bench');
 
-const CORPORA: Record<string, () => string[]> = {
-  fastify: () => [join(NM, 'fastify')],
-  zod: () => [join(NM, 'zod')],
-  'mcp-sdk': () => [join(NM, '@modelcontextprotocol/sdk')],
-  'ts-lib': () => [join(NM, 'typescript/lib')],
+/** Packages the issues measured, at the versions they name. */
+const REGISTRY: Record<string, { pkg: string; version: string }> = {
+  effect: { pkg: 'effect', version: '4.1.0' },
+  mui: { pkg: '@mui/material', version: '9.5.0' },
+};
+
+/** The package's directory in the cache, installed from the registry the first time. */
+function registryPackage(pkg: string, version: string): string {
+  const root = join(CACHE, `${pkg.replace('/', '__')}@${version}`);
+  const dir = join(root, 'node_modules', pkg);
+  if (existsSync(join(root, '.complete'))) return dir;
+  rmSync(root, { recursive: true, force: true });
+  mkdirSync(root, { recursive: true });
+  writeFileSync(join(root, 'package.json'), '{"private":true}\n');
+  console.log(`installing ${pkg}@${version} into ${root} (once)`);
+  // Scripts off, peers and their trees not wanted: only the package's own files are indexed.
+  execFileSync(
+    'npm',
+    [
+      'install',
+      '--ignore-scripts',
+      '--no-audit',
+      '--no-fund',
+      '--legacy-peer-deps',
+      '-E',
+      `${pkg}@${version}`,
+    ],
+    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
+  );
+  writeFileSync(join(root, '.complete'), `${pkg}@${version}\n`);
+  return dir;
+}
+
+/** Issue 16's Python-heavy mix, generated once (deterministic) into the cache. */
+function pythonMix(): string {
+  const dir = join(CACHE, 'python-mix-v1');
+  if (!existsSync(join(dir, '.complete'))) {
+    rmSync(dir, { recursive: true, force: true });
+    const n = writePythonMix(dir);
+    writeFileSync(join(dir, '.complete'), `${n}\n`);
+  }
+  return dir;
+}
+
+/** A corpus is either whole directories to copy, or a list of files under one root. */
+type Corpus = { dirs: string[] } | { root: string; files: string[] };
+
+const CORPORA: Record<string, () => Corpus> = {
+  fastify: () => ({ dirs: [join(NM, 'fastify')] }),
+  zod: () => ({ dirs: [join(NM, 'zod')] }),
+  'mcp-sdk': () => ({ dirs: [join(NM, '@modelcontextprotocol/sdk')] }),
+  'ts-lib': () => ({ dirs: [join(NM, 'typescript/lib')] }),
+  effect: () => ({ dirs: [registryPackage(REGISTRY.effect!.pkg, REGISTRY.effect!.version)] }),
+  mui: () => ({ dirs: [registryPackage(REGISTRY.mui!.pkg, REGISTRY.mui!.version)] }),
+  'python-mix': () => ({ dirs: [pythonMix()] }),
+  'ts-2k': () => {
+    const root = registryPackage(REGISTRY.mui!.pkg, REGISTRY.mui!.version);
+    const files = new Walker(root, WALK)
+      .walk()
+      .files.map((f) => f.path)
+      .sort()
+      .slice(0, 2002);
+    return { root, files };
+  },
   // Every installed package (except binaries and the compiler) until 5,000 indexable files.
   'mixed-5k': () => {
     const out: string[] = [];
@@ -45,9 +124,56 @@ const CORPORA: Record<string, () => string[]> = {
       files += new Walker(d, WALK).walk().files.length;
       out.push(d);
     }
-    return out;
+    return { dirs: out };
   },
 };
+
+function copyCorpus(corpus: Corpus, repo: string): void {
+  if ('files' in corpus) {
+    for (const f of corpus.files) {
+      mkdirSync(dirname(join(repo, f)), { recursive: true });
+      cpSync(join(corpus.root, f), join(repo, f));
+    }
+    return;
+  }
+  const { dirs } = corpus;
+  for (const s of dirs)
+    cpSync(s, dirs.length === 1 ? repo : join(repo, s.startsWith(NM) ? s.slice(NM.length) : s.slice(1)), {
+      recursive: true,
+    });
+  rmSync(join(repo, '.complete'), { force: true });
+}
+
+/** Parse failures grouped by what went wrong (the message without its position), with a first example. */
+function failureCauses(rows: { path: string; error: string }[]): string {
+  const by = new Map<string, { n: number; example: string }>();
+  for (const { path, error } of rows) {
+    const at = /at line (\d+), column (\d+)/.exec(error);
+    const cause = error.replace(/ at line \d+, column \d+/, '');
+    const e = by.get(cause) ?? { n: 0, example: `${path}${at ? `:${at[1]}:${at[2]}` : ''}` };
+    e.n++;
+    by.set(cause, e);
+  }
+  return [...by.entries()]
+    .sort((a, b) => b[1].n - a[1].n)
+    .slice(0, 5)
+    .map(([cause, { n, example }]) => `${n}× ${cause} (e.g. ${example})`)
+    .join('; ');
+}
+
+/** `cos index` as a user runs it, in its own process: wall time, process start included. */
+function cliIndex(repo: string): { wallS: number; out: string } {
+  const state = mkdtempSync(join(tmpdir(), 'cos-bench-cli-'));
+  const t0 = performance.now();
+  const r = spawnSync(process.execPath, [COS_BIN, 'index'], {
+    env: { ...process.env, COS_REPO: repo, COS_STATE_DIR: state, COS_PORT: '0' },
+    encoding: 'utf8',
+  });
+  const wallS = (performance.now() - t0) / 1000;
+  rmSync(state, { recursive: true, force: true });
+  if (r.status !== 0) throw new Error(`cos index failed on ${repo}: ${r.stderr}`);
+  return { wallS, out: r.stdout.trim() };
+}
 
 function pct(xs: number[], p: number): number {
   if (xs.length === 0) return 0;
@@ -56,11 +182,10 @@ function pct(xs: number[], p: number): number {
 }
 
 async function bench(name: string): Promise<Record<string, string | number>> {
-  const sources = CORPORA[name]!();
+  const corpus = CORPORA[name]!();
   const dir = mkdtempSync(join(tmpdir(), `cos-bench-${name}-`));
   const repo = join(dir, 'repo');
-  for (const s of sources)
-    cpSync(s, sources.length === 1 ? repo : join(repo, s.slice(NM.length)), { recursive: true });
+  copyCorpus(corpus, repo);
   const dbPath = join(dir, 'hub.db');
   const db = openDatabase(dbPath);
   const config = loadConfig({ COS_REPO: repo, COS_STATE_DIR: join(dir, 'state') });
@@ -110,10 +235,9 @@ async function bench(name: string): Promise<Record<string, string | number>> {
     .get() as { n: number; bytes: number };
   const nodes = db.prepare('SELECT count(*) FROM graph_nodes').pluck().get() as number;
   const edges = db.prepare('SELECT count(*) FROM graph_edges').pluck().get() as number;
-  const failed = db
-    .prepare('SELECT count(*) FROM graph_files WHERE error IS NOT NULL')
-    .pluck()
-    .get() as number;
+  const failures = db
+    .prepare('SELECT path, error FROM graph_files WHERE error IS NOT NULL ORDER BY path')
+    .all() as { path: string; error: string }[];
 
   // A saved change, end to end: write → watcher → worker → visible on the main connection.
   const target =
@@ -145,6 +269,7 @@ async function bench(name: string): Promise<Record<string, string | number>> {
   clearInterval(sampler);
   await graph.close();
   db.close();
+  const cli = cliMode ? cliIndex(repo) : undefined;
   rmSync(dir, { recursive: true, force: true });
 
   const s = coldMs / 1000;
@@ -163,20 +288,40 @@ async function bench(name: string): Promise<Record<string, string | number>> {
     'files per cpu s': Math.round(files.n / cpuS),
     nodes,
     edges,
-    'parse errors': failed,
+    'parse errors': failures.length,
+    ...(failures.length > 0 ? { 'parse error causes': failureCauses(failures) } : {}),
     'peak RSS MB': Math.round(peakRss / 1e6),
     'RSS before start MB': Math.round(baseRss / 1e6),
     'query p50 ms': +pct(indexingLatencies, 50).toFixed(2),
     'query p99 ms': +pct(indexingLatencies, 99).toFixed(2),
     'change visible ms (median/max)': `${Math.round(pct(visible, 50))}/${Math.round(Math.max(...visible))}`,
     'one-file pass ms': +oneFile.durationMs.toFixed(1),
+    ...(cli
+      ? (() => {
+          // `cos index` walks with the default ignore list (dist/, build/ …): its own count is what it read.
+          const seen = Number(/(\d+) files seen/.exec(cli.out)?.[1] ?? Number.NaN);
+          const mb = seen === files.n ? files.bytes / 1e6 : Number.NaN;
+          const net = Math.max(0.01, cli.wallS - startS);
+          return {
+            'cos index files': seen,
+            'cos index s': +cli.wallS.toFixed(2),
+            'cos index files/s': Math.round(seen / cli.wallS),
+            'cos index MB/s': +(mb / cli.wallS).toFixed(2),
+            'cos index files/s, start excluded': Math.round(seen / net),
+            'cos index MB/s, start excluded': +(mb / net).toFixed(2),
+          };
+        })()
+      : {}),
   };
 }
 
+const cliMode = process.argv.includes('--cli');
 const helpersArg = process.argv.indexOf('--helpers');
 const extractHelpers = helpersArg === -1 ? undefined : Number(process.argv[helpersArg + 1]);
 const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith('-') && all[i - 1] !== '--helpers');
-const names = wanted.length ? wanted : ['fastify', 'zod', 'mcp-sdk', 'ts-lib', 'mixed-5k'];
+const names = wanted.length
+  ? wanted
+  : ['fastify', 'zod', 'mcp-sdk', 'ts-lib', 'effect', 'mui', 'python-mix', 'ts-2k', 'mixed-5k'];
 for (const n of names)
   if (!CORPORA[n]) throw new Error(`unknown corpus ${n}; known: ${Object.keys(CORPORA).join(', ')}`);
 console.log(
@@ -184,6 +329,17 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(' ')} (2 cores: anything above 2 means the figures are contended)`,
 );
+// Process start for `cos index`: the same command on an empty repository, in the same minutes.
+let startS = 0;
+if (cliMode) {
+  const empty = mkdtempSync(join(tmpdir(), 'cos-bench-empty-'));
+  const runs = [0, 1, 2].map(() => cliIndex(empty).wallS).sort((a, b) => a - b);
+  rmSync(empty, { recursive: true, force: true });
+  startS = runs[1]!;
+  console.log(
+    `cos index on an empty repository (process start): ${runs.map((r) => r.toFixed(2)).join(' / ')} s`,
+  );
+}
 const rows: Record<string, string | number>[] = [];
 for (const n of names) {
   // One corpus per fresh measurement: RSS is the process's, so run a corpus alone for its peak.

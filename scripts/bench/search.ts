@@ -2,7 +2,10 @@
 // sections, indexed through the real indexer from a temp repository), in a real SQLite file with the hub's
 // pragmas. Measures cos_search and cos_doc_search through runTool with the agent budget (input validation,
 // query planning, FTS5, ranking, snippets, envelope), per query kind; the envelope's share is small.
+// Then the worst case (search-worst.ts): the costliest rows and queries valid input can build, against a
+// real hub, with /api/health's p99 measured while they run.
 // Usage: node --import tsx scripts/bench/search.ts [--observations 10000] [--docs 500] [--rounds 20]
+//        [--worst-seconds 20] (0 skips the worst case)
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,12 +22,14 @@ import type { HubServices, ToolContext } from '../../server/tools/context.ts';
 import { docSearchTool } from '../../server/tools/docs/doc-search.ts';
 import { memorySearchTool } from '../../server/tools/memory/search.ts';
 import { runTool } from '../../server/tools/run.ts';
+import { worstCase } from './search-worst.ts';
 
 const { values } = parseArgs({
   options: {
     observations: { type: 'string', default: '10000' },
     docs: { type: 'string', default: '500' },
     rounds: { type: 'string', default: '20' },
+    'worst-seconds': { type: 'string', default: '20' },
   },
 });
 const N_OBS = Number(values.observations);
@@ -228,6 +233,8 @@ try {
   const ok = mem.overall!.p50 < 10 && doc.overall!.p50 < 10;
   console.log(`\ntarget p50 < 10 ms: ${ok ? 'met' : 'MISSED'}`);
   process.exitCode = ok ? 0 : 1;
+  const worstSeconds = Number(values['worst-seconds']);
+  if (worstSeconds > 0) console.log(`\n${await worstCase(worstSeconds)}`);
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }

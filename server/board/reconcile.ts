@@ -2,8 +2,6 @@
 // (a watcher event, a task about to be changed) or the whole directory (start-up, the periodic safety
 // net). Everything here runs inside a write transaction, and a file that does not parse is reported
 // (parse_errors, cos doctor), never rewritten.
-import { statSync } from 'node:fs';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { ToolError } from '../errors.ts';
 import { taskNotFound } from './ids.ts';
@@ -175,13 +173,10 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
     const texts = new Map<string, string>();
     const seen = new Map<string, string>();
     for (const n of names) {
-      let stamp: string;
-      try {
-        const st = statSync(join(dir.path, n));
-        stamp = `${st.mtimeMs}:${st.size}`;
-      } catch {
-        continue; // deleted since readdir
-      }
+      // Deleted since readdir, or a symlink (never read): not a task file of this board.
+      const st = dir.stat(n);
+      if (st === undefined) continue;
+      const stamp = `${st.mtimeMs}:${st.size}`;
       present.add(n);
       seen.set(n, stamp);
       if (mode === 'quick' && stamps.get(n) === stamp) continue;

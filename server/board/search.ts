@@ -1,25 +1,47 @@
-// Task search: free text over titles and bodies (the index's FTS5 table), ranked by bm25.
+// Task search: free text over titles and bodies (the index's FTS5 table), ranked by bm25, within the
+// search budget every corpus shares (server/search/).
+
+import type { Db } from '../db/open.ts';
 import { ToolError } from '../errors.ts';
+import { withinBudget } from '../search/budget.ts';
+import { independent, makeSnippet, phraseOf, type QueryTerm } from '../search/fts-query.ts';
 import type { Status } from './model.ts';
 import type { BoardStore } from './store.ts';
 import type { TasksDir } from './tasks-dir.ts';
 import { MAX_PAGE } from './views.ts';
 
-/** Turns free text into an FTS5 query of quoted terms (all must match; the last one as a prefix). */
-function ftsQuery(text: string): string {
-  const terms = text.match(/[\p{L}\p{N}_]+/gu) ?? [];
-  if (terms.length === 0)
+/**
+ * Turns free text into an FTS5 query of quoted terms (all must match; the last one as a prefix), with no
+ * term another one implies (search/fts-query.ts says why that matters).
+ */
+function ftsQuery(text: string): { match: string; terms: QueryTerm[] } {
+  const words = (text.match(/[\p{L}\p{N}_]+/gu) ?? []).slice(0, 32).map((w) => w.toLowerCase());
+  if (words.length === 0)
     throw new ToolError(
       'validation',
       'query has no words to search for; pass some words from a title or body',
     );
-  return terms
-    .slice(0, 32)
-    .map((t, i, all) => `"${t}"${i === all.length - 1 ? '*' : ''}`)
-    .join(' ');
+  const phrases = words.map((w, i) => phraseOf([w], i === words.length - 1));
+  return {
+    match: independent(phrases, 'all')
+      .map((p) => p.text)
+      .join(' '),
+    terms: words.map((w) => ({ words: [w], raw: w })),
+  };
 }
 
-export function createSearch({ store, dir }: { store: BoardStore; dir: TasksDir }) {
+export function createSearch({
+  store,
+  dir,
+  db,
+  budgetMs,
+}: {
+  store: BoardStore;
+  dir: TasksDir;
+  db: Db;
+  /** COS_SEARCH_BUDGET_MS (search/budget.ts). */
+  budgetMs: number;
+}) {
   return function search(
     query: string,
     opts: {
@@ -31,12 +53,15 @@ export function createSearch({ store, dir }: { store: BoardStore; dir: TasksDir 
   ) {
     const limit = Math.min(Math.max(opts.limit ?? 20, 1), MAX_PAGE);
     const offset = Math.max(opts.offset ?? 0, 0);
-    const rows = store.search(
-      ftsQuery(query),
-      opts.status ?? null,
-      opts.include_archive ?? opts.status === 'archive',
-      limit + 1,
-      offset,
+    const { match, terms } = ftsQuery(query);
+    const rows = withinBudget(db, budgetMs, 'task', () =>
+      store.search(
+        match,
+        opts.status ?? null,
+        opts.include_archive ?? opts.status === 'archive',
+        limit + 1,
+        offset,
+      ),
     );
     const page = rows.slice(0, limit);
     return {
@@ -49,7 +74,7 @@ export function createSearch({ store, dir }: { store: BoardStore; dir: TasksDir 
         path: dir.repoPath(r.path),
         // bm25 is lower-is-better; flip it so a bigger score reads as a better match.
         score: Number((-r.score).toPrecision(4)),
-        snippet: r.snippet.replace(/\s+/g, ' ').trim(),
+        snippet: makeSnippet(`${r.title}. ${r.body}`, terms, 160),
       })),
       next_offset: rows.length > limit ? offset + limit : null,
     };

@@ -59,7 +59,7 @@ export function createBoardService(options: BoardServiceOptions) {
   const { config, db, events, logger, linkedCommits } = options;
   const log = logger.child({ module: 'board' });
   const store: BoardStore = createBoardStore(db);
-  const dir = openTasksDir(config.repo, config.tasksDir);
+  const dir = openTasksDir(config.repo, config.tasksDir, log);
   const settings = boardSettingsLoader(config.stateDir);
   /** Writes and fsyncs temp files off the main thread (and fsyncs the directory after the installs). */
   const files = new FileWriter(dir.path, { syncDir: options.durable ?? true });
@@ -112,7 +112,7 @@ export function createBoardService(options: BoardServiceOptions) {
     claimNext: claims.claimNext,
     ready: reads.ready,
     history: reads.history,
-    search: createSearch({ store, dir }),
+    search: createSearch({ store, dir, db, budgetMs: config.searchBudgetMs }),
     dependencies: reads.dependencies,
     dependents: reads.dependents,
     wipCheck: wip.check,

@@ -2,6 +2,7 @@
 // thread's, a test's second connection, a bench's) gets its own store, and every statement is prepared
 // once here. better-sqlite3 types stay inside this file and server/db.
 import type { Db } from '../db/open.ts';
+import { WITHIN_BUDGET, withBudgetFunction } from '../search/budget.ts';
 import {
   type ChangeSource,
   type Kind,
@@ -79,7 +80,8 @@ export interface SearchRow {
   priority: Priority;
   path: string;
   score: number;
-  snippet: string;
+  /** The indexed body, for the snippet (made in JS: FTS5's snippet() is quadratic in a row's matches). */
+  body: string;
 }
 
 const FILTER_SQL = `
@@ -109,6 +111,7 @@ export function searchableBody(body: string): string {
 }
 
 export function createBoardStore(db: Db) {
+  withBudgetFunction(db);
   const keys = taskKeys(db);
   const s = {
     get: db.prepare<[number], TaskRow>('SELECT * FROM tasks WHERE id = ?'),
@@ -170,11 +173,10 @@ export function createBoardStore(db: Db) {
       SELECT count(*) AS n FROM tasks t WHERE t.ready = 1 AND t.status IN ('emergency', 'icebox')
         AND (@swimlane IS NULL OR t.swimlane = @swimlane)`),
     search: db.prepare<Record<string, unknown>, SearchRow>(`
-      SELECT t.id, t.key, t.title, t.status, t.kind, t.priority, t.path,
-        bm25(tasks_fts, 5.0, 1.0) AS score,
-        snippet(tasks_fts, -1, '**', '**', '…', 16) AS snippet
+      SELECT t.id, t.key, t.title, t.status, t.kind, t.priority, t.path, t.body,
+        bm25(tasks_fts, 5.0, 1.0) AS score
       FROM tasks_fts JOIN tasks t ON t.id = tasks_fts.rowid
-      WHERE tasks_fts MATCH @q
+      WHERE tasks_fts MATCH @q AND ${WITHIN_BUDGET}
         AND (@status IS NULL OR t.status = @status)
         AND (@include_archive = 1 OR t.status != 'archive')
       ORDER BY score LIMIT @limit OFFSET @offset`),

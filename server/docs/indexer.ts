@@ -1,11 +1,14 @@
 // Finds the repository's text documents and keeps the index in step with them. Paths in the index are
 // repository-relative with forward slashes. `.gitignore` files are honoured at every level (a nested file's
-// rules apply below it); node_modules, .git and the hub's state directory are never entered.
+// rules apply below it); node_modules, .git and the hub's state directory are never entered. Nothing
+// outside the repository's real path is read: walks skip symlinks, and a path handed in (a watcher event)
+// must be where it says it is (fs/confined.ts).
 import { createHash } from 'node:crypto';
-import { readdir, readFile, stat } from 'node:fs/promises';
-import { basename, join, relative, sep } from 'node:path';
+import { readdir } from 'node:fs/promises';
+import { basename, relative, sep } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
 import { insideRepo } from '../config.ts';
+import { ConfinedRoot } from '../fs/confined.ts';
 import { chunkDocument, formatOf } from './chunker.ts';
 import type { DocsStore } from './store.ts';
 
@@ -65,15 +68,17 @@ export function createIndexer(options: IndexerOptions) {
   /** dir (relative, '' for the root) → its .gitignore rules, null when it has none. */
   const ignoreCache = new Map<string, Ignore | null>();
 
+  const files = new ConfinedRoot(repo);
   const toRel = (abs: string) => relative(repo, abs).split(sep).join('/');
-  const toAbs = (rel: string) => (rel === '' ? repo : join(repo, ...rel.split('/')));
+  const toAbs = (rel: string) => files.abs(rel);
 
   async function rulesOf(dir: string): Promise<Ignore | null> {
     const cached = ignoreCache.get(dir);
     if (cached !== undefined) return cached;
     let rules: Ignore | null = null;
+    const read = await files.readTextAsync(dir === '' ? '.gitignore' : `${dir}/.gitignore`);
     try {
-      rules = ignore().add(await readFile(join(toAbs(dir), '.gitignore'), 'utf8'));
+      rules = read === undefined ? null : ignore().add(read.text);
     } catch {
       rules = null;
     }
@@ -104,12 +109,13 @@ export function createIndexer(options: IndexerOptions) {
   /** Indexes one file if its content changed; true when it was (re)chunked. */
   async function indexFile(rel: string): Promise<'indexed' | 'unchanged' | 'skipped'> {
     if (formatOf(rel) === null) return 'skipped';
-    const abs = toAbs(rel);
-    const st = await stat(abs);
-    if (!st.isFile() || st.size > MAX_DOC_BYTES) return 'skipped';
+    const st = await files.statAsync(rel);
+    if (!st?.isFile() || st.size > MAX_DOC_BYTES) return 'skipped';
     const known = store.file(rel);
     if (known && known.mtime_ms === Math.trunc(st.mtimeMs) && known.size === st.size) return 'unchanged';
-    const source = await readFile(abs, 'utf8');
+    const read = await files.readTextAsync(rel, MAX_DOC_BYTES);
+    if (read === undefined) return 'skipped';
+    const source = read.text;
     const hash = createHash('sha256').update(source).digest('hex');
     if (known && known.content_hash === hash) {
       store.touch(rel, st.mtimeMs, st.size);
@@ -130,6 +136,9 @@ export function createIndexer(options: IndexerOptions) {
   async function scan(dirRel: string, signal?: AbortSignal): Promise<IndexReport> {
     const report: IndexReport = { indexed: 0, unchanged: 0, removed: 0, dirs: [] };
     const seen = new Set<string>();
+    // The starting directory may be any path handed in: it must be a directory where it says it is.
+    // Below it only directory and file entries are followed, never symlinks.
+    if (dirRel !== '' && !(await files.statAsync(dirRel))?.isDirectory()) return report;
     const queue = [dirRel];
     while (queue.length > 0) {
       if (signal?.aborted) return report;
@@ -174,12 +183,8 @@ export function createIndexer(options: IndexerOptions) {
     /** Brings one changed path (file or directory, present or gone) up to date. */
     async refreshPath(rel: string): Promise<IndexReport> {
       const report: IndexReport = { indexed: 0, unchanged: 0, removed: 0, dirs: [] };
-      let st: import('node:fs').Stats | null = null;
-      try {
-        st = await stat(toAbs(rel));
-      } catch {
-        st = null;
-      }
+      // Not there, or not where it says it is (a symlink on the way): as good as gone.
+      const st = (await files.statAsync(rel)) ?? null;
       if (st?.isDirectory()) {
         if (await isIgnored(rel, true)) {
           report.removed = store.remove(store.pathsUnder(`${rel}/`));

@@ -7,7 +7,8 @@ import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
 import { ToolError } from '../errors.ts';
 import type { EventBus } from '../events/bus.ts';
-import { type MatchMode, makeSnippet, planQuery, runPlan } from '../memory/fts-query.ts';
+import { DEFAULT_SEARCH_BUDGET_MS, withinBudget } from '../search/budget.ts';
+import { type MatchMode, makeSnippet, planQuery, runPlan } from '../search/fts-query.ts';
 import { createIndexer, type IndexReport } from './indexer.ts';
 import { type ChunkHitRow, createDocsStore, type DocFileRow } from './store.ts';
 
@@ -19,6 +20,8 @@ declare module '../tools/context.ts' {
 
 export interface DocsServiceOptions {
   db: Db;
+  /** Milliseconds one search may hold the thread (COS_SEARCH_BUDGET_MS); see search/budget.ts. */
+  searchBudgetMs?: number;
   repo: string;
   stateDir: string;
   /** Directories left out besides the state directory (the board's tasks directory). */
@@ -104,6 +107,7 @@ const toHeader = (row: DocFileRow): DocHeader => ({
 export function createDocsService(options: DocsServiceOptions) {
   const store = createDocsStore(options.db);
   const now = options.now ?? Date.now;
+  const budgetMs = options.searchBudgetMs ?? DEFAULT_SEARCH_BUDGET_MS;
   const indexer = createIndexer({
     repo: options.repo,
     stateDir: options.stateDir,
@@ -222,10 +226,12 @@ export function createDocsService(options: DocsServiceOptions) {
       limit: limit + 1,
       offset: input.offset ?? 0,
     };
-    const { rows, mode } = runPlan<ChunkHitRow>(plan, (step) =>
-      step.mode === 'words'
-        ? store.searchWords(step.match, filters)
-        : store.searchSubstring(step.match, step.short, filters),
+    const { rows, mode } = withinBudget(options.db, budgetMs, 'docs', () =>
+      runPlan<ChunkHitRow>(plan, (step) =>
+        step.mode === 'words'
+          ? store.searchWords(step.match, filters)
+          : store.searchSubstring(step.match, step.short, filters),
+      ),
     );
     const page = rows.slice(0, limit);
     return {

@@ -1,6 +1,7 @@
 // The docs index repository: doc_files (one row per document) and doc_chunks (FTS-indexed sections),
 // over statements prepared once.
 import type { Db } from '../db/open.ts';
+import { WITHIN_BUDGET, withBudgetFunction } from '../search/budget.ts';
 import type { ChunkedDoc, DocFormat } from './chunker.ts';
 
 export interface DocFileRow {
@@ -43,6 +44,9 @@ export interface DocFileVersion {
   indexedAt: number;
 }
 
+// The weights migration 004 stores as the tables' `rank`: a heading hit counts twice a body hit.
+const WEIGHTS = '2.0, 1.0';
+
 const FILTERS = `
   AND (@prefix IS NULL OR substr(c.path, 1, length(@prefix)) = @prefix)
   AND (@doc_type IS NULL OR c.doc_type = @doc_type)`;
@@ -65,6 +69,7 @@ const FRONT_MATTER_MATCH = `
                               ELSE CAST(e.value AS TEXT) END) = @value))))`;
 
 export function createDocsStore(db: Db) {
+  withBudgetFunction(db);
   db.function('cos_fold', { deterministic: true }, (s: unknown) =>
     typeof s === 'string' ? s.toLowerCase() : s,
   );
@@ -95,36 +100,40 @@ export function createDocsStore(db: Db) {
     `INSERT INTO doc_chunks (path, chunk_index, heading_path, heading, anchor, text, doc_type)
      VALUES (@path, @chunk_index, @heading_path, @heading, @anchor, @text, @doc_type)`,
   );
+  // Ranked by a bm25() expression with the budget check in the WHERE clause, not by FTS5's `rank`: FTS5
+  // would rank every match inside the table before SQLite could check the budget once (search/budget.ts).
   const wordSearch = db.prepare<Record<string, unknown>, ChunkHitRow>(
-    `SELECT ${COLUMNS}, doc_chunks_fts.rank AS bm25
+    `SELECT ${COLUMNS}, bm25(doc_chunks_fts, ${WEIGHTS}) AS bm25
        FROM doc_chunks_fts JOIN doc_chunks c ON c.id = doc_chunks_fts.rowid
-      WHERE doc_chunks_fts MATCH @match ${FILTERS}
-      ORDER BY doc_chunks_fts.rank LIMIT @limit OFFSET @offset`,
+      WHERE doc_chunks_fts MATCH @match AND ${WITHIN_BUDGET} ${FILTERS}
+      ORDER BY bm25 LIMIT @limit OFFSET @offset`,
   );
   // Without filters the FTS index ranks and cuts to the page before any chunk row is read (see memory/store.ts).
   const wordSearchFast = db.prepare<Record<string, unknown>, ChunkHitRow>(
-    `SELECT ${COLUMNS}, f.rank AS bm25
-       FROM (SELECT rowid, rank FROM doc_chunks_fts WHERE doc_chunks_fts MATCH @match
-              ORDER BY rank LIMIT @limit OFFSET @offset) f
+    `SELECT ${COLUMNS}, f.score AS bm25
+       FROM (SELECT rowid, bm25(doc_chunks_fts, ${WEIGHTS}) AS score FROM doc_chunks_fts
+              WHERE doc_chunks_fts MATCH @match AND ${WITHIN_BUDGET}
+              ORDER BY score LIMIT @limit OFFSET @offset) f
        JOIN doc_chunks c ON c.id = f.rowid
-      ORDER BY f.rank`,
+      ORDER BY f.score`,
   );
   const substringSearchFast = db.prepare<Record<string, unknown>, ChunkHitRow>(
-    `SELECT ${COLUMNS}, f.rank AS bm25
-       FROM (SELECT rowid, rank FROM doc_chunks_tri WHERE doc_chunks_tri MATCH @match
-              ORDER BY rank LIMIT @limit OFFSET @offset) f
+    `SELECT ${COLUMNS}, f.score AS bm25
+       FROM (SELECT rowid, bm25(doc_chunks_tri, ${WEIGHTS}) AS score FROM doc_chunks_tri
+              WHERE doc_chunks_tri MATCH @match AND ${WITHIN_BUDGET}
+              ORDER BY score LIMIT @limit OFFSET @offset) f
        JOIN doc_chunks c ON c.id = f.rowid
-      ORDER BY f.rank`,
+      ORDER BY f.score`,
   );
   const substringSearch = db.prepare<Record<string, unknown>, ChunkHitRow>(
-    `SELECT ${COLUMNS}, doc_chunks_tri.rank AS bm25
+    `SELECT ${COLUMNS}, bm25(doc_chunks_tri, ${WEIGHTS}) AS bm25
        FROM doc_chunks_tri JOIN doc_chunks c ON c.id = doc_chunks_tri.rowid
-      WHERE doc_chunks_tri MATCH @match ${FILTERS} ${SHORT_TERMS}
-      ORDER BY doc_chunks_tri.rank LIMIT @limit OFFSET @offset`,
+      WHERE doc_chunks_tri MATCH @match AND ${WITHIN_BUDGET} ${FILTERS} ${SHORT_TERMS}
+      ORDER BY bm25 LIMIT @limit OFFSET @offset`,
   );
   const shortScan = db.prepare<Record<string, unknown>, ChunkHitRow>(
     `SELECT ${COLUMNS}, NULL AS bm25 FROM doc_chunks c
-      WHERE 1 ${FILTERS} ${SHORT_TERMS}
+      WHERE ${WITHIN_BUDGET} ${FILTERS} ${SHORT_TERMS}
       ORDER BY c.path, c.chunk_index LIMIT @limit OFFSET @offset`,
   );
   const headersBy = db.prepare<Record<string, unknown>, DocFileRow>(

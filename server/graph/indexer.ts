@@ -1,8 +1,7 @@
 // The indexer: walks the repo, extracts changed files, writes their nodes in one transaction per file
 // batch, and re-resolves the edges of every file whose targets may have moved. Runs wherever it is
 // given a connection: the worker thread in the hub, in-process in tests and benchmarks.
-import { readFileSync } from 'node:fs';
-import { isAbsolute, join } from 'node:path';
+import { isAbsolute } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
 import { languageOf } from './parser.ts';
@@ -189,12 +188,9 @@ export class Indexer {
     this.project.goModules = [];
     for (const rec of this.files.values()) {
       if (!rec.path.endsWith('go.mod')) continue;
-      try {
-        const m = /^module\s+(\S+)/m.exec(readFileSync(join(this.repo, rec.path), 'utf8'));
-        if (m?.[1]) this.project.goModules.push({ dir: dirOf(rec.path), module: m[1] });
-      } catch {
-        // A go.mod deleted under us: the next pass prunes it.
-      }
+      // A go.mod deleted under us (or become a symlink) reads as nothing: the next pass prunes it.
+      const m = /^module\s+(\S+)/m.exec(this.walker.files.readText(rec.path) ?? '');
+      if (m?.[1]) this.project.goModules.push({ dir: dirOf(rec.path), module: m[1] });
     }
   }
 

@@ -3,10 +3,9 @@
 // everything after it (writes, resolution) stays on the indexer thread, which writes one batch while
 // the helpers extract the next. Without helpers (one core), the indexer thread extracts itself.
 import { createHash } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
 import type { Worker } from 'node:worker_threads';
+import { ConfinedRoot } from '../fs/confined.ts';
 import { startThread } from '../threads.ts';
 import { extractFile } from './extract/index.ts';
 import type { Extraction, FileFacts, GraphNode, Language } from './types.ts';
@@ -71,18 +70,24 @@ export type ExtractOutcome =
 /** Extracts `jobs` under the repository `root`; the outcomes are in the jobs' order. */
 export type Extractor = (root: string, jobs: ExtractJob[]) => Promise<ExtractOutcome[]>;
 
+const roots = new Map<string, ConfinedRoot>();
+const confinedRoot = (root: string): ConfinedRoot => {
+  const known = roots.get(root);
+  if (known) return known;
+  const made = new ConfinedRoot(root);
+  roots.set(root, made);
+  return made;
+};
+
 /**
  * One file, start to finish. Serializing here costs the helper the JSON it would otherwise cost the
  * indexer thread, hands back a few flat strings instead of an object graph to clone, and leaves no
  * parser string (a slice that pins the whole source text) in anything the indexer keeps.
  */
 export async function extractJob(root: string, job: ExtractJob): Promise<ExtractOutcome> {
-  let text: string;
-  try {
-    text = readFileSync(join(root, job.path), 'utf8');
-  } catch {
-    return { status: 'unreadable' };
-  }
+  // Read through the confinement, not by path: the file may have become a symlink since it was walked.
+  const text = confinedRoot(root).readText(job.path);
+  if (text === undefined) return { status: 'unreadable' };
   const hash = createHash('sha1').update(text).digest('hex');
   if (job.known === hash) return { status: 'unchanged', hash };
   const t0 = performance.now();

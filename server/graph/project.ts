@@ -1,7 +1,6 @@
 // Project-wide facts resolution needs: tsconfig paths/baseUrl, the Go module path, and which package
 // names the manifests declare (imports of those become dependency nodes rather than externals).
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { ConfinedRoot } from '../fs/confined.ts';
 
 export interface TsPaths {
   /** Repo-relative directory that `paths` targets are relative to. */
@@ -10,13 +9,10 @@ export interface TsPaths {
 }
 
 export function readTsPaths(root: string): TsPaths | undefined {
+  const files = new ConfinedRoot(root);
   for (const name of ['tsconfig.json', 'jsconfig.json']) {
-    let text: string;
-    try {
-      text = readFileSync(join(root, name), 'utf8');
-    } catch {
-      continue;
-    }
+    const text = files.readText(name);
+    if (text === undefined) continue;
     const json = parseJsonc(text) as {
       compilerOptions?: { baseUrl?: string; paths?: Record<string, string[]> };
     };

@@ -1,9 +1,11 @@
 // Which files the graph reads: every file with a known language under the repo, minus .gitignore
 // rules (nested .gitignore files apply below their directory), the default ignore list, minified
-// files and files over the size cap.
-import { readdirSync, readFileSync, type Stats, statSync } from 'node:fs';
+// files and files over the size cap. Nothing outside the repository's real path is read: the walk skips
+// symlinks, and a path handed in (reindex paths, watcher events) must be where it says (fs/confined.ts).
+import { readdirSync, type Stats, statSync } from 'node:fs';
 import { join } from 'node:path';
 import ignore, { type Ignore } from 'ignore';
+import { ConfinedRoot } from '../fs/confined.ts';
 import { languageOf } from './parser.ts';
 
 export const DEFAULT_IGNORED_DIRS = [
@@ -62,11 +64,14 @@ export class Walker {
   private readonly ignoredDirs: Set<string>;
   private readonly rulesCache = new Map<string, Rules | null>();
   private readonly excludedPaths: string[];
+  /** The repository as every reader sees it: confined to its real path. */
+  readonly files: ConfinedRoot;
 
   constructor(
     private readonly root: string,
     private readonly options: WalkOptions = {},
   ) {
+    this.files = new ConfinedRoot(root);
     this.ignoredDirs = new Set(options.ignoredDirs ?? DEFAULT_IGNORED_DIRS);
     this.excludedPaths = (options.excludedPaths ?? [])
       .map((p) => p.replace(/\/+$/, ''))
@@ -82,6 +87,9 @@ export class Walker {
   walk(dir = ''): { files: WalkedFile[]; dirs: string[] } {
     const files: WalkedFile[] = [];
     const dirs: string[] = [];
+    // The starting directory may be any path handed in: it must be a directory where it says it is. Below
+    // it, only entries that are directories or files themselves (never symlinks) are followed.
+    if (dir !== '' && !this.files.stat(dir)?.isDirectory()) return { files, dirs };
     const stack = [dir];
     while (stack.length) {
       const rel = stack.pop()!;
@@ -98,7 +106,7 @@ export class Walker {
         if (e.isDirectory()) {
           if (!this.ignoredDirs.has(e.name)) stack.push(p);
         } else if (e.isFile()) {
-          const f = this.check(p);
+          const f = this.checkEntry(p);
           if (f) files.push(f);
         }
       }
@@ -107,17 +115,31 @@ export class Walker {
     return { files, dirs };
   }
 
-  /** The file's size and mtime when the graph reads it, or undefined when it is ignored or gone. */
-  check(path: string, st?: Stats): WalkedFile | undefined {
-    if (isIgnoredName(path, this.ignoredDirs) || this.excluded(path) || this.ignoredPath(path, false))
-      return undefined;
-    let s = st;
+  /**
+   * A path handed in: its size and mtime when the graph reads it, or undefined when it is ignored, gone,
+   * or not where it says it is (a symlink on the way).
+   */
+  check(path: string): WalkedFile | undefined {
+    if (this.skipped(path)) return undefined;
+    return this.sized(path, this.files.stat(path));
+  }
+
+  /** A file entry of a walked directory: a regular file there, so no symlink to resolve. */
+  private checkEntry(path: string): WalkedFile | undefined {
+    if (this.skipped(path)) return undefined;
     try {
-      s ??= statSync(join(this.root, path));
+      return this.sized(path, statSync(join(this.root, path)));
     } catch {
       return undefined;
     }
-    if (!s.isFile() || s.size > MAX_FILE_BYTES) return undefined;
+  }
+
+  private skipped(path: string): boolean {
+    return isIgnoredName(path, this.ignoredDirs) || this.excluded(path) || this.ignoredPath(path, false);
+  }
+
+  private sized(path: string, s: Stats | undefined): WalkedFile | undefined {
+    if (!s?.isFile() || s.size > MAX_FILE_BYTES) return undefined;
     return { path, size: s.size, mtimeMs: s.mtimeMs };
   }
 
@@ -138,10 +160,10 @@ export class Walker {
   private rules(base: string): Rules | null {
     const cached = this.rulesCache.get(base);
     if (cached !== undefined) return cached;
+    const text = this.files.readText(base === '' ? '.gitignore' : `${base}/.gitignore`);
     let rules: Rules | null = null;
     try {
-      const text = readFileSync(join(this.root, base, '.gitignore'), 'utf8');
-      rules = { base, ig: ignore().add(text) };
+      if (text !== undefined) rules = { base, ig: ignore().add(text) };
     } catch {
       rules = null;
     }

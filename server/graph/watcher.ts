@@ -1,7 +1,7 @@
 // A debounced watcher over the repo's indexable directories (one fs.watch per directory: Linux has no
 // cheap recursive watch, and this way ignored trees such as node_modules cost nothing). Bursts of
 // events (an editor's save, a git checkout) become one batch of paths.
-import { type FSWatcher, statSync, watch } from 'node:fs';
+import { type FSWatcher, watch } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { DEFAULT_IGNORED_DIRS, isIgnoredName, type Walker } from './walk.ts';
@@ -74,12 +74,9 @@ export class RepoWatcher {
       this.walker.resetRules();
       this.full = true;
     } else {
-      let isDir = false;
-      try {
-        isDir = statSync(join(this.repo, path)).isDirectory();
-      } catch {
-        // Gone: a deleted file or directory; the indexer prunes whatever it knew below the path.
-      }
+      // Gone, or not where it says (a symlink, even one into the repo): the indexer prunes whatever it
+      // knew below the path, and nothing behind a link is watched or read.
+      const isDir = this.walker.files.stat(path)?.isDirectory() ?? false;
       if (isDir) {
         for (const d of this.walker.walk(path).dirs) this.watchDir(d);
       } else if (this.watchers.has(path)) {

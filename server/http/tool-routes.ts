@@ -2,12 +2,12 @@
 // runTool(…, { applyBudget: false }) and unwraps the envelope. Routes are grouped by router (OpenAPI
 // tag); each router declares the error responses once and every route in it inherits them.
 import { type TObject, type TProperties, type TSchema, Type } from '@sinclair/typebox';
-import { Value } from '@sinclair/typebox/value';
 import type { FastifyInstance, FastifyRequest, RouteOptions } from 'fastify';
 import type { Hub } from '../hub.ts';
 import { projectOfRequest } from '../projects/hubs.ts';
 import type { AnyTool } from '../tools/define.ts';
 import { ERROR_RESPONSES, okResponseSchema } from './schemas.ts';
+import { paramsFromText } from './text-values.ts';
 import { RETRY_AFTER_SECONDS, unwrap } from './unwrap.ts';
 
 export function routerOf(tool: AnyTool): string {
@@ -54,17 +54,14 @@ function inputOf(
   rest: TObject,
   params: TObject | undefined,
 ): unknown {
-  const pathValues = params ? Value.Convert(params, { ...(request.params as object) }) : {};
+  const pathValues = params ? paramsFromText(params, request.params as object) : {};
   if (usesQuery(tool.http!.method)) {
-    // Query strings are text: convert "5" → 5 and "true" → true where the schema says so.
-    return {
-      ...(Value.Convert(rest, { ...(request.query as object) }) as object),
-      ...(pathValues as object),
-    };
+    // Query strings are text: "5" is 5 and "true" is true where the schema says so, and nothing else.
+    return { ...paramsFromText(rest, request.query as object), ...pathValues };
   }
   const body = request.body ?? {};
   if (body === null || typeof body !== 'object' || Array.isArray(body)) return body;
-  return { ...body, ...(pathValues as object) };
+  return { ...body, ...pathValues };
 }
 
 function abortSignalOf(request: FastifyRequest): AbortSignal {

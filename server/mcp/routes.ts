@@ -1,15 +1,44 @@
 // POST, GET and DELETE /mcp: Streamable HTTP. Fastify parses the body (so its size limit and JSON errors
 // answer in the hub's error shape), then the request is handed to the session's SDK transport.
-import { isInitializeRequest } from '@modelcontextprotocol/sdk/types.js';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { ErrorCode, isInitializeRequest, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { Hub } from '../hub.ts';
 import { projectOfRequest } from '../projects/hubs.ts';
 import { PROFILE_NAMES, profileNamed } from '../tools/profiles.ts';
+import { refuse } from './messages.ts';
 import { McpSessions } from './sessions.ts';
 import type { NodeStreamableTransport } from './transport.ts';
 
 function jsonRpcError(reply: FastifyReply, status: number, code: number, message: string): void {
   reply.code(status).type('application/json').send({ jsonrpc: '2.0', error: { code, message }, id: null });
+}
+
+function initializeRefusal(body: unknown): JSONRPCMessage | undefined {
+  const m = body as { method?: unknown } | null;
+  return m !== null && typeof m === 'object' && m.method === 'initialize' ? refuse(m) : undefined;
+}
+
+/** A body Fastify could not take answers in JSON-RPC here, as an MCP client expects. */
+function bodyError(error: FastifyError, _request: FastifyRequest, reply: FastifyReply): void {
+  const answer = bodyRefusal(error);
+  // Anything else is the app's to answer (its handler logs it under an error id).
+  if (!answer) throw error;
+  jsonRpcError(reply, answer[0], answer[1], answer[2]);
+}
+
+function bodyRefusal(error: FastifyError): [number, number, string] | undefined {
+  switch (error.code) {
+    case 'FST_ERR_CTP_EMPTY_JSON_BODY':
+    case 'FST_ERR_CTP_INVALID_JSON_BODY':
+      return [400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'];
+    case 'FST_ERR_CTP_BODY_TOO_LARGE':
+      return [413, ErrorCode.InvalidRequest, 'Invalid Request: the body is larger than the hub accepts'];
+    case 'FST_ERR_CTP_INVALID_MEDIA_TYPE':
+      return [415, ErrorCode.InvalidRequest, 'Invalid Request: send the body as application/json'];
+  }
+  if (error instanceof SyntaxError)
+    return [400, ErrorCode.ParseError, 'Parse error: the body is not valid JSON'];
+  return undefined;
 }
 
 function isInitialize(body: unknown): boolean {
@@ -86,6 +115,13 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
         return undefined;
       }
       return sessions.create(profile).then((transport) => serve(transport, request, reply));
+    } else if (request.method === 'POST' && initializeRefusal(request.body)) {
+      // An initialize whose params are wrong deserves to hear so, not "send initialize first".
+      const refusal = initializeRefusal(request.body) as { id: unknown };
+      reply
+        .code(refusal.id === null ? 400 : 200)
+        .type('application/json')
+        .send(refusal);
     } else {
       jsonRpcError(
         reply,
@@ -97,14 +133,17 @@ export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise
     return undefined;
   };
 
-  app.route({
-    method: ['POST', 'GET', 'DELETE'],
-    url: '/mcp',
-    schema: { hide: true },
-    // The transport writes (and compresses) its own answers: no per-request hooks of the plugin here.
-    compress: false,
-    decompress: false,
-    handler: handle,
+  await app.register(async (mcp) => {
+    mcp.setErrorHandler(bodyError);
+    mcp.route({
+      method: ['POST', 'GET', 'DELETE'],
+      url: '/mcp',
+      schema: { hide: true },
+      // The transport writes (and compresses) its own answers: no per-request hooks of the plugin here.
+      compress: false,
+      decompress: false,
+      handler: handle,
+    });
   });
   return sessions;
 }

@@ -16,6 +16,7 @@ import {
   SUPPORTED_PROTOCOL_VERSIONS,
 } from '@modelcontextprotocol/sdk/types.js';
 import { accepted, COMPRESS_THRESHOLD, compressBody, type Encoding } from './compress.ts';
+import { refuse } from './messages.ts';
 import { messageBody, messageJson, readyGzip } from './wire.ts';
 
 const MAX_BATCH = 100;
@@ -23,12 +24,8 @@ const KEEPALIVE_MS = 15_000;
 
 export type Message = Record<string, unknown>;
 
-const isObject = (m: unknown): m is Message => m !== null && typeof m === 'object' && !Array.isArray(m);
 const isRequest = (m: Message) => typeof m.method === 'string' && 'id' in m;
 const isResponse = (m: Message) => !('method' in m) && 'id' in m && ('result' in m || 'error' in m);
-/** The shape of a JSON-RPC 2.0 message; the protocol layer validates the rest. */
-const isJsonRpc = (m: unknown): m is Message =>
-  isObject(m) && m.jsonrpc === '2.0' && (typeof m.method === 'string' || isResponse(m));
 
 interface PostStream {
   res: ServerResponse;
@@ -38,6 +35,10 @@ interface PostStream {
   answers: (JSONRPCMessage | undefined)[];
   /** Requests still unanswered. */
   left: number;
+  /** The answers to the batch's malformed requests, sent with the others. */
+  refused: JSONRPCMessage[];
+  /** Whether the POST was a batch (answered with a list, even of one). */
+  batch: boolean;
   /** The encodings the client accepts a JSON answer in (Accept-Encoding). */
   encodings: Set<string> | undefined;
   keepAlive?: NodeJS.Timeout;
@@ -82,8 +83,9 @@ function writeJson(
  * kept ready (tools/list) as gzip from its once-compressed head, any other with brotli or gzip.
  */
 function encoded(stream: PostStream): [string | Buffer, Encoding | undefined] {
-  const { answers, encodings } = stream;
-  const single = answers.length === 1 ? answers[0] : undefined;
+  const { encodings } = stream;
+  const answers = stream.refused.length > 0 ? [...stream.answers, ...stream.refused] : stream.answers;
+  const single = answers.length === 1 && !stream.batch ? answers[0] : undefined;
   if (single !== undefined && encodings?.has('gzip')) {
     const ready = readyGzip(single);
     if (ready) return [ready, 'gzip'];
@@ -177,13 +179,20 @@ export class NodeStreamableTransport implements Transport {
     if (raw.length === 0 || raw.length > MAX_BATCH) {
       return this.error(res, 400, -32600, `Invalid Request: send 1 to ${MAX_BATCH} JSON-RPC messages`);
     }
-    if (!raw.every(isJsonRpc)) return this.error(res, 400, -32700, 'Parse error: Invalid JSON-RPC message');
-    const messages = raw as Message[];
+    // Each malformed message gets the error it deserves (messages.ts); the well-formed ones go on.
+    const refused: JSONRPCMessage[] = [];
+    const messages: Message[] = [];
+    for (const m of raw) {
+      const error = refuse(m);
+      if (error) refused.push(error);
+      else messages.push(m as Message);
+    }
+    if (messages.length === 0) return this.refuseAll(res, refused, Array.isArray(body));
     const initializing = messages.some((m) => m.method === 'initialize' && isRequest(m));
     if (initializing) {
       if (this.initialized)
         return this.error(res, 400, -32600, 'Invalid Request: Server already initialized');
-      if (messages.length > 1)
+      if (raw.length > 1)
         return this.error(res, 400, -32600, 'Invalid Request: Only one initialization request is allowed');
       this.sessionId = this.options.sessionIdGenerator();
       this.initialized = true;
@@ -202,8 +211,10 @@ export class NodeStreamableTransport implements Transport {
       sse ||= wantsProgress(m);
     }
     if (ids.length === 0) {
-      // Notifications and responses only: accepted, nothing to answer.
-      res.writeHead(202, this.headers({})).end();
+      // Notifications and responses only: accepted, nothing to answer but the malformed requests.
+      if (refused.length > 0)
+        writeJson(res, 200, `[${refused.map(messageJson).join(',')}]`, this.headers({}));
+      else res.writeHead(202, this.headers({})).end();
       for (const m of messages) if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
       return;
     }
@@ -213,6 +224,8 @@ export class NodeStreamableTransport implements Transport {
       ids,
       answers: new Array(ids.length),
       left: ids.length,
+      refused,
+      batch: Array.isArray(body),
       encodings: sse ? undefined : accepted(req.headers['accept-encoding']),
     };
     for (const id of ids) this.byRequest.set(id, stream);
@@ -228,6 +241,7 @@ export class NodeStreamableTransport implements Transport {
       );
       stream.keepAlive = setInterval(() => res.write(': keepalive\n\n'), KEEPALIVE_MS);
       stream.keepAlive.unref();
+      for (const error of refused) res.write(`event: message\ndata: ${messageJson(error)}\n\n`);
     }
     for (const m of messages) {
       if (!this.options.intercept?.(m)) this.onmessage?.(m as JSONRPCMessage);
@@ -235,6 +249,18 @@ export class NodeStreamableTransport implements Transport {
     // A client that goes away before its answers are ready frees its stream; late answers are dropped.
     // (A tool that answered synchronously has already written and released it.)
     if (stream.left > 0) res.on('close', () => this.release(stream));
+  }
+
+  /**
+   * Nothing in the POST could be acted on: each message's error (a list for a batch). 200 when every
+   * error carries its request's id, as any other JSON-RPC error does; 400 when one cannot be matched.
+   */
+  private refuseAll(res: ServerResponse, refused: JSONRPCMessage[], batch: boolean): undefined {
+    this.onerror?.(new Error('malformed JSON-RPC message'));
+    const text = batch ? `[${refused.map(messageJson).join(',')}]` : messageJson(refused[0]!);
+    const unmatched = refused.some((m) => (m as { id?: unknown }).id === null);
+    writeJson(res, unmatched ? 400 : 200, text, this.headers({}));
+    return undefined;
   }
 
   private release(stream: PostStream): void {

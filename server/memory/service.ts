@@ -2,7 +2,8 @@
 // the wording of errors; the store owns SQL. Tools reach it as ctx.services.memory.
 import type { Db } from '../db/open.ts';
 import { ToolError } from '../errors.ts';
-import { type MatchMode, makeSnippet, planQuery, runPlan } from './fts-query.ts';
+import { DEFAULT_SEARCH_BUDGET_MS, withinBudget } from '../search/budget.ts';
+import { type MatchMode, makeSnippet, planQuery, runPlan } from '../search/fts-query.ts';
 import { type Impact, rank } from './ranking.ts';
 import type { ForgetEntry, MemoryHit, Observation, TimelineEntry } from './schemas.ts';
 import { type CandidateRow, createMemoryStore, type MemoryType, type ObservationRow } from './store.ts';
@@ -67,6 +68,8 @@ export type UpdateInput = Partial<Omit<RecordInput, 'session_id'>>;
 
 export interface MemoryServiceOptions {
   db: Db;
+  /** Milliseconds one search may hold the thread (COS_SEARCH_BUDGET_MS); see search/budget.ts. */
+  searchBudgetMs?: number;
   /** Injected for tests; Date.now otherwise. */
   now?: () => number;
 }
@@ -101,6 +104,7 @@ const tidy = (list: string[] | undefined) => [
 export function createMemoryService(options: MemoryServiceOptions) {
   const store = createMemoryStore(options.db);
   const now = options.now ?? Date.now;
+  const budgetMs = options.searchBudgetMs ?? DEFAULT_SEARCH_BUDGET_MS;
 
   function requireRow(id: number): ObservationRow {
     const row = store.get(id);
@@ -160,10 +164,12 @@ export function createMemoryService(options: MemoryServiceOptions) {
         pool: CANDIDATE_POOL,
       };
       return store.reading(() => {
-        const { rows, mode } = runPlan<CandidateRow>(plan, (step) =>
-          step.mode === 'words'
-            ? store.searchWords(step.match, filters)
-            : store.searchSubstring(step.match, step.short, filters),
+        const { rows, mode } = withinBudget(options.db, budgetMs, 'memory', () =>
+          runPlan<CandidateRow>(plan, (step) =>
+            step.mode === 'words'
+              ? store.searchWords(step.match, filters)
+              : store.searchSubstring(step.match, step.short, filters),
+          ),
         );
         const ranked = rank(
           rows,

@@ -2,6 +2,7 @@
 // and plain values; ranking, defaults and error wording live in the service.
 import { createHash } from 'node:crypto';
 import type { Db } from '../db/open.ts';
+import { WITHIN_BUDGET, withBudgetFunction } from '../search/budget.ts';
 import type { Impact } from './ranking.ts';
 
 export const MEMORY_TYPES = ['pattern', 'decision', 'pitfall', 'fact', 'preference'] as const;
@@ -95,6 +96,10 @@ export function contentHash(
     .digest('hex');
 }
 
+// The weights migration 004 stores as the tables' `rank`: a title hit counts three times a narrative hit,
+// a concept twice.
+const WEIGHTS = '3.0, 1.0, 2.0';
+
 const IMPACT_ORDER: Record<Impact, number> = { low: 0, medium: 1, high: 2, critical: 3 };
 
 const FILTERS = `
@@ -110,6 +115,7 @@ const SHORT_TERMS = `
                   WHERE instr(cos_fold(o.title || ' ' || o.narrative || ' ' || o.concepts), s.value) = 0)`;
 
 export function createMemoryStore(db: Db) {
+  withBudgetFunction(db);
   // SQLite's lower() folds ASCII only; the query side is lower-cased with JS, so the text must be too.
   db.function('cos_fold', { deterministic: true }, (s: unknown) =>
     typeof s === 'string' ? s.toLowerCase() : s,
@@ -149,35 +155,39 @@ export function createMemoryStore(db: Db) {
   const forgets = db.prepare<[number, number], ForgetRow>(
     'SELECT * FROM observation_forgets ORDER BY forgotten_at DESC, id DESC LIMIT ? OFFSET ?',
   );
+  // Ranked by a bm25() expression with the budget check in the WHERE clause, not by FTS5's `rank`: FTS5
+  // would rank every match inside the table before SQLite could check the budget once (search/budget.ts).
   const wordSearch = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT ${CANDIDATE_COLUMNS}, observations_fts.rank AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, bm25(observations_fts, ${WEIGHTS}) AS bm25
        FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
-      WHERE observations_fts MATCH @match ${FILTERS}
-      ORDER BY observations_fts.rank LIMIT @pool`,
+      WHERE observations_fts MATCH @match AND ${WITHIN_BUDGET} ${FILTERS}
+      ORDER BY bm25 LIMIT @pool`,
   );
   // Without filters the FTS index can rank and cut to the pool before any row is read; joining first makes
   // SQLite load every matching row (narratives included) just to sort them: 3x slower on common words.
   const wordSearchFast = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT ${CANDIDATE_COLUMNS}, f.rank AS bm25
-       FROM (SELECT rowid, rank FROM observations_fts WHERE observations_fts MATCH @match ORDER BY rank LIMIT @pool) f
+    `SELECT ${CANDIDATE_COLUMNS}, f.score AS bm25
+       FROM (SELECT rowid, bm25(observations_fts, ${WEIGHTS}) AS score FROM observations_fts
+              WHERE observations_fts MATCH @match AND ${WITHIN_BUDGET} ORDER BY score LIMIT @pool) f
        JOIN observations o ON o.id = f.rowid
-      ORDER BY f.rank`,
+      ORDER BY f.score`,
   );
   const substringSearchFast = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT ${CANDIDATE_COLUMNS}, f.rank AS bm25
-       FROM (SELECT rowid, rank FROM observations_tri WHERE observations_tri MATCH @match ORDER BY rank LIMIT @pool) f
+    `SELECT ${CANDIDATE_COLUMNS}, f.score AS bm25
+       FROM (SELECT rowid, bm25(observations_tri, ${WEIGHTS}) AS score FROM observations_tri
+              WHERE observations_tri MATCH @match AND ${WITHIN_BUDGET} ORDER BY score LIMIT @pool) f
        JOIN observations o ON o.id = f.rowid
-      ORDER BY f.rank`,
+      ORDER BY f.score`,
   );
   const substringSearch = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT ${CANDIDATE_COLUMNS}, observations_tri.rank AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, bm25(observations_tri, ${WEIGHTS}) AS bm25
        FROM observations_tri JOIN observations o ON o.id = observations_tri.rowid
-      WHERE observations_tri MATCH @match ${FILTERS} ${SHORT_TERMS}
-      ORDER BY observations_tri.rank LIMIT @pool`,
+      WHERE observations_tri MATCH @match AND ${WITHIN_BUDGET} ${FILTERS} ${SHORT_TERMS}
+      ORDER BY bm25 LIMIT @pool`,
   );
   const shortScan = db.prepare<Record<string, unknown>, CandidateRow>(
     `SELECT ${CANDIDATE_COLUMNS}, NULL AS bm25 FROM observations o
-      WHERE 1 ${FILTERS} ${SHORT_TERMS}
+      WHERE ${WITHIN_BUDGET} ${FILTERS} ${SHORT_TERMS}
       ORDER BY o.created_at DESC, o.id DESC LIMIT @pool`,
   );
   const timeline = db.prepare<Record<string, unknown>, ObservationRow>(

@@ -114,7 +114,13 @@ const UID_PREFIX = /^(code|doc|folder):/;
 /** Candidates an ambiguous answer lists; its total counts them all. */
 export const AMBIGUOUS_LISTED = 10;
 
-export function resolveNode(r: GraphReader, repo: string, raw: string): Resolution {
+/** `listed`: how many of an ambiguous name's candidates to return (they are all counted). */
+export function resolveNode(
+  r: GraphReader,
+  repo: string,
+  raw: string,
+  listed: number = AMBIGUOUS_LISTED,
+): Resolution {
   const query = raw.trim();
   const direct = r.node(query);
   if (direct) return { status: 'found', node: direct, from: 'direct' };
@@ -134,7 +140,7 @@ export function resolveNode(r: GraphReader, repo: string, raw: string): Resoluti
           status: 'ambiguous',
           from: 'path_prefix',
           candidates: hits
-            .slice(0, AMBIGUOUS_LISTED)
+            .slice(0, listed)
             .map((node) => ({ node, score: 0, match: 'path', in_degree: r.inDegree(node.id) })),
           total: hits.length,
         };
@@ -152,8 +158,13 @@ export function resolveNode(r: GraphReader, repo: string, raw: string): Resoluti
 
   // A name: exact label or qualified-name matches decide; otherwise a lone fuzzy hit is taken.
   // Every exact match is ranked, not only the first page: an ambiguous answer says how many there are.
-  const { candidates } = searchNodes(r, sep >= 0 ? query.slice(sep + 2) : query, { limit: 200 });
-  const exact = candidates.filter((c) => c.match === 'exact_label' || c.match === 'exact_qualified_name');
+  const name = sep >= 0 ? query.slice(sep + 2) : query;
+  const isExact = (c: Candidate) => c.match === 'exact_label' || c.match === 'exact_qualified_name';
+  let { candidates, total } = searchNodes(r, name, { limit: 200 });
+  // Exact matches rank first: when the first page is all exact, the rest may be too, so rank them all.
+  if (total > candidates.length && candidates.length > 0 && isExact(candidates[candidates.length - 1]!))
+    ({ candidates, total } = searchNodes(r, name, { limit: total }));
+  const exact = candidates.filter(isExact);
   const inRepo = exact.filter((c) => c.node.kind !== 'external');
   const decisive = inRepo.length > 0 ? inRepo : exact;
   if (decisive.length === 1) return { status: 'found', node: decisive[0]!.node, from: 'fuzzy_fts5' };
@@ -161,7 +172,7 @@ export function resolveNode(r: GraphReader, repo: string, raw: string): Resoluti
     return {
       status: 'ambiguous',
       from: 'fuzzy_fts5',
-      candidates: decisive.slice(0, AMBIGUOUS_LISTED),
+      candidates: decisive.slice(0, listed),
       total: decisive.length,
     };
   if (candidates.length === 1) return { status: 'found', node: candidates[0]!.node, from: 'fuzzy_fts5' };

@@ -4,7 +4,7 @@ import type { DiffResult, GitService } from '../../git/service.ts';
 import type { LinkedCommit } from '../../git/task-links.ts';
 import { defineTool } from '../define.ts';
 import { ChangeReportFields, changeReport, gitToolError } from '../graph/change-report.ts';
-import { graphCall } from '../graph/common.ts';
+import { graphCall, OffsetInput } from '../graph/common.ts';
 import { RefInput } from '../graph/detect-changes.ts';
 import { CommitSchema, commitOut } from './commits.ts';
 import { boardOf, TaskIdSchema } from './schemas.ts';
@@ -22,6 +22,7 @@ export const taskChangesTool = defineTool({
       base: Type.Optional(RefInput('default origin/HEAD, main or master')),
       depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 2 })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 500, default: 200 })),
+      offset: OffsetInput,
     },
     { additionalProperties: false },
   ),
@@ -108,6 +109,7 @@ export const taskChangesTool = defineTool({
     const report = changeReport(ctx, call, diff, {
       depth: input.depth ?? 2,
       limit: input.limit ?? 200,
+      offset: input.offset ?? 0,
       hunks: true,
       ...(approximate ? { approximate } : {}),
     });

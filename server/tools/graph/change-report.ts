@@ -56,8 +56,14 @@ export const ChangedSymbolSchema = Type.Object({
   file_path: Nullable(Type.String()),
   start_line: Nullable(Type.Integer()),
   file_level: Type.Boolean({ description: 'the change touched the file outside any symbol' }),
-  will_break: Type.Array(Type.String(), { description: 'uids of direct dependents that break with it' }),
-  should_review: Type.Array(Type.String()),
+  will_break: Type.Array(Type.String(), {
+    description: `uids of direct dependents that break with it (the first ${PER_SYMBOL}; will_break_count has them all, cos_graph_impact on the uid lists the rest)`,
+  }),
+  will_break_count: Type.Integer(),
+  should_review: Type.Array(Type.String(), {
+    description: `the first ${PER_SYMBOL}; should_review_count has them all`,
+  }),
+  should_review_count: Type.Integer(),
   dependents: Type.Integer({ description: 'all dependents first reached from this symbol' }),
   tests: Type.Array(Type.String(), { description: 'test files covering it' }),
 });
@@ -72,7 +78,10 @@ export const AffectedSchema = Type.Object({
   tests: Type.Array(
     Type.Object({
       path: Type.String(),
-      covers: Type.Array(Type.String(), { description: 'changed symbols it covers' }),
+      covers: Type.Array(Type.String(), {
+        description: `changed symbols it covers (the first ${PER_SYMBOL})`,
+      }),
+      covers_count: Type.Integer({ description: 'all the changed symbols it covers' }),
     }),
   ),
   tasks: Type.Array(
@@ -85,14 +94,20 @@ export const AffectedSchema = Type.Object({
   ),
 });
 
-export const SummarySchema = Type.Object({
-  files: Type.Integer(),
-  symbols: Type.Integer(),
-  consumers: Type.Integer(),
-  will_break: Type.Integer(),
-  tests: Type.Integer(),
-  tasks: Type.Integer(),
-});
+export const SummarySchema = Type.Object(
+  {
+    files: Type.Integer(),
+    symbols: Type.Integer(),
+    consumers: Type.Integer(),
+    will_break: Type.Integer(),
+    tests: Type.Integer(),
+    tasks: Type.Integer(),
+  },
+  {
+    description:
+      'the whole of each list; each list holds at most `limit` of them from `offset`, and meta.next_offset pages on while any list has more',
+  },
+);
 
 export const RiskLevelSchema = Type.Union([
   Type.Literal('none'),
@@ -112,6 +127,8 @@ export const ChangeReportFields = {
 export interface ReportOptions {
   depth: number;
   limit: number;
+  /** Where every list starts (the previous page's meta.next_offset). */
+  offset?: number;
   hunks: boolean;
   /** Files whose working-tree version is not the diff's new side: their symbols are found by line only roughly. */
   approximate?: ReadonlySet<string>;
@@ -136,6 +153,7 @@ export function changeReport(
 ): ChangeReport {
   const { r } = call;
   const { depth, limit } = options;
+  const offset = options.offset ?? 0;
   const files = diff.files;
   const seeds: number[] = [];
   const changed: { node: NodeRow; fileLevel: boolean }[] = [];
@@ -161,7 +179,16 @@ export function changeReport(
   };
 
   const consumers: (Impacted & { tier: string })[] = [];
-  const perSeed = new Map<number, { will_break: string[]; should_review: string[]; count: number }>();
+  const perSeed = new Map<
+    number,
+    {
+      will_break: string[];
+      should_review: string[];
+      will_break_count: number;
+      should_review_count: number;
+      count: number;
+    }
+  >();
   const testsOf = new Map<number, Set<string>>();
   const addTest = (seed: number, path: string) => {
     const s = testsOf.get(seed) ?? new Set<string>();
@@ -176,11 +203,17 @@ export function changeReport(
     if (tier === 'will_break') willBreak++;
     consumers.push({ ...item, tier });
     const root = rootOf(reach);
-    const lists = perSeed.get(root) ?? { will_break: [], should_review: [], count: 0 };
+    const lists = perSeed.get(root) ?? {
+      will_break: [],
+      should_review: [],
+      will_break_count: 0,
+      should_review_count: 0,
+      count: 0,
+    };
     perSeed.set(root, lists);
     lists.count++;
-    if (tier === 'will_break' && lists.will_break.length < PER_SYMBOL) lists.will_break.push(item.uid);
-    if (tier === 'should_review' && lists.should_review.length < PER_SYMBOL)
+    if (tier === 'will_break' && lists.will_break_count++ < PER_SYMBOL) lists.will_break.push(item.uid);
+    if (tier === 'should_review' && lists.should_review_count++ < PER_SYMBOL)
       lists.should_review.push(item.uid);
     if (item.file_path && testSubject(item.file_path) !== undefined) addTest(root, item.file_path);
   }
@@ -208,20 +241,22 @@ export function changeReport(
       start_line: node.start_line,
       file_level: fileLevel,
       will_break: lists?.will_break ?? [],
+      will_break_count: lists?.will_break_count ?? 0,
       should_review: lists?.should_review ?? [],
+      should_review_count: lists?.should_review_count ?? 0,
       dependents: lists?.count ?? 0,
       tests: [...(testsOf.get(node.id) ?? [])].sort(),
     };
   });
-  const byTest = new Map<string, string[]>();
+  const byTest = new Map<string, { covers: string[]; count: number }>();
   for (const s of symbols)
     for (const t of s.tests) {
-      const covers = byTest.get(t) ?? [];
-      if (covers.length < PER_SYMBOL) covers.push(s.uid);
-      byTest.set(t, covers);
+      const entry = byTest.get(t) ?? { covers: [], count: 0 };
+      if (entry.count++ < PER_SYMBOL) entry.covers.push(s.uid);
+      byTest.set(t, entry);
     }
   const tests = [...byTest.entries()]
-    .map(([path, covers]) => ({ path, covers }))
+    .map(([path, { covers, count }]) => ({ path, covers, covers_count: count }))
     .sort((a, b) => a.path.localeCompare(b.path));
 
   const paths = files.flatMap((f) => (f.old_path ? [f.path, f.old_path] : [f.path]));
@@ -313,12 +348,16 @@ export function changeReport(
     return out;
   };
 
+  // Every list is paged the same way, so one next_offset serves them all; summary has each whole count.
+  const page = <T>(xs: T[]): T[] => xs.slice(offset, offset + limit);
+  const more =
+    Math.max(files.length, symbols.length, consumers.length, tests.length, tasks.length) > offset + limit;
   return {
-    changes: { files: files.slice(0, limit).map(fileOut), symbols: symbols.slice(0, limit) },
+    changes: { files: page(files).map(fileOut), symbols: page(symbols) },
     affected: {
-      consumers: consumers.slice(0, limit),
-      tests: tests.slice(0, limit),
-      tasks: tasks.slice(0, limit),
+      consumers: page(consumers),
+      tests: page(tests),
+      tasks: page(tasks),
     },
     summary: {
       files: files.length,
@@ -335,6 +374,7 @@ export function changeReport(
       semantic_scope: `transitive_depth_${depth}`,
       completeness: lowerBound || capped ? 'lower_bound' : 'exact',
       tasks_board: board ? 'present' : 'absent',
+      next_offset: more ? offset + limit : null,
       ...(diff.truncated ? { diff_truncated: true } : {}),
       ...(hunksCut > 0 ? { hunks_held_back: hunksCut } : {}),
     },

@@ -13,6 +13,8 @@ import {
 } from './common.ts';
 
 const DEFAULT_KINDS = ['function', 'method', 'class', 'interface', 'type', 'enum'];
+/** Importing files read for a mention of a candidate's name: a file imported everywhere stays cheap, and says so. */
+const IMPORTERS_READ = 200;
 /** Entry points and hooks a runtime calls by convention, never through a call the graph can see. */
 const CONVENTIONAL =
   /^(main|constructor|__init__|__new__|__call__|__enter__|__exit__|__str__|__repr__|__eq__|__hash__|setUp|tearDown|setup|teardown|init|toString|toJSON|valueOf|render|handler|default|new|drop|fmt|String|Error|ServeHTTP|Init|Main|run|equals|hashCode|compareTo)$|^(test|Test|Benchmark|Example|Fuzz)/;
@@ -107,12 +109,18 @@ export const graphDeadCodeTool = defineTool({
           lower('low', `its name appears ${mentions} more time(s) in its file (a value use?)`);
         const file = r.node(`code:file:${n.file_path}`);
         if (file) {
-          const importers = r.in(file.id, new Set(['imports'])).slice(0, 50);
-          const used = importers.some((e) => {
+          const importers = r.in(file.id, new Set(['imports']));
+          const read = importers.slice(0, IMPORTERS_READ);
+          const used = read.some((e) => {
             const p = r.nodeById(e.other)?.file_path;
             return p ? (lines(p) ?? []).some((t) => wordColumns(t, n.label).length > 0) : false;
           });
           if (used) lower('low', 'a file importing it mentions the name');
+          else if (importers.length > read.length)
+            lower(
+              'medium',
+              `${importers.length} files import its file; only the first ${read.length} were read for its name`,
+            );
         }
       }
       if (rank[confidence] < min) continue;

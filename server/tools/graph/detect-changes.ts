@@ -4,7 +4,7 @@ import { REF_PATTERN } from '../../git/run.ts';
 import type { DiffResult } from '../../git/service.ts';
 import { defineTool } from '../define.ts';
 import { ChangeReportFields, changeReport, gitToolError } from './change-report.ts';
-import { graphCall, TOOL_READ_ONLY } from './common.ts';
+import { graphCall, OffsetInput, TOOL_READ_ONLY } from './common.ts';
 
 export const RefInput = (description: string) =>
   Type.String({ minLength: 1, maxLength: 200, pattern: REF_PATTERN.source, description });
@@ -22,6 +22,7 @@ export const graphDetectChangesTool = defineTool({
       head: Type.Optional(RefInput('default the working tree')),
       depth: Type.Optional(Type.Integer({ minimum: 1, maximum: 5, default: 2 })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 2000, default: 200 })),
+      offset: OffsetInput,
       hunks: Type.Optional(Type.Boolean({ default: false, description: "each file's hunks" })),
     },
     { additionalProperties: false },
@@ -57,6 +58,7 @@ export const graphDetectChangesTool = defineTool({
     const report = changeReport(ctx, call, diff, {
       depth: input.depth ?? 2,
       limit: input.limit ?? 200,
+      offset: input.offset ?? 0,
       hunks: input.hunks ?? false,
       ...(approximate ? { approximate } : {}),
     });

@@ -31,7 +31,7 @@ export const graphResolveTool = defineTool({
   http: { method: 'GET', path: '/api/graph/resolve' },
   handler: (ctx, input) => {
     const call = graphCall(ctx);
-    const res = resolveNode(call.r, ctx.config.repo, input.name);
+    const res = resolveNode(call.r, ctx.config.repo, input.name, input.limit ?? 10);
     const { candidates, total } = searchNodes(
       call.r,
       input.name.includes('::') ? input.name.split('::').pop()! : input.name,

@@ -63,6 +63,7 @@ export const healthTool = defineTool({
     const size = file === ':memory:' ? 0 : fileSize(file) + fileSize(`${file}-wal`);
     const problems: string[] = [];
     if (ctx.modules.loadError) problems.push(ctx.modules.loadError);
+    problems.push(...(ctx.services.status?.problems() ?? []));
     const fts5 = hasFts5(db);
     if (!fts5) problems.push('this SQLite build has no FTS5: search tools answer `unavailable`');
     return {

@@ -151,7 +151,13 @@ export const searchAllTool = defineTool({
     const skipped: { layer: Layer; reason: string }[] = [];
     const counts: Record<Layer, number> = { tasks: 0, docs: 0, memory: 0, graph: 0 };
     const results: Hit[] = [];
-    const answers = await Promise.all(wanted.map((s) => searchLayer(ctx, s, input.query, limit)));
+    // One layer at a time, with a turn of the event loop between them: each layer's search holds the
+    // thread for at most its budget (search/budget.ts), and others are answered in between.
+    const answers: Envelope[] = [];
+    for (const source of wanted) {
+      if (answers.length > 0) await new Promise((resolve) => setImmediate(resolve));
+      answers.push(await searchLayer(ctx, source, input.query, limit));
+    }
     wanted.forEach((source, i) => {
       const env = answers[i]!;
       if (!env.ok) {

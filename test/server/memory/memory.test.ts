@@ -37,7 +37,9 @@ function setup(mcpSessionId = 'sess-a') {
   let service: MemoryService | undefined;
   const hub = makeTestHub(
     ({ db }) => {
-      service = createMemoryService({ db, now: () => clock });
+      // These tests pin answers, not timing (the search budget has its own tests, in test/server/search):
+      // a budget this loose keeps a loaded machine from turning an answer into `transient`.
+      service = createMemoryService({ db, now: () => clock, searchBudgetMs: 60_000 });
       return { memory: service };
     },
     { mcpSessionId },

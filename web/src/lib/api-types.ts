@@ -2867,6 +2867,7 @@ export interface operations {
                 base?: string;
                 depth?: number;
                 limit?: number;
+                offset?: number;
             };
             header?: never;
             path: {
@@ -2933,9 +2934,12 @@ export interface operations {
                                     start_line: number | null;
                                     /** @description the change touched the file outside any symbol */
                                     file_level: boolean;
-                                    /** @description uids of direct dependents that break with it */
+                                    /** @description uids of direct dependents that break with it (the first 25; will_break_count has them all, cos_graph_impact on the uid lists the rest) */
                                     will_break: string[];
+                                    will_break_count: number;
+                                    /** @description the first 25; should_review_count has them all */
                                     should_review: string[];
+                                    should_review_count: number;
                                     /** @description all dependents first reached from this symbol */
                                     dependents: number;
                                     /** @description test files covering it */
@@ -2962,8 +2966,10 @@ export interface operations {
                                 })[];
                                 tests: {
                                     path: string;
-                                    /** @description changed symbols it covers */
+                                    /** @description changed symbols it covers (the first 25) */
                                     covers: string[];
+                                    /** @description all the changed symbols it covers */
+                                    covers_count: number;
                                 }[];
                                 tasks: {
                                     id: string;
@@ -2972,6 +2978,7 @@ export interface operations {
                                     matched: string[];
                                 }[];
                             };
+                            /** @description the whole of each list; each list holds at most `limit` of them from `offset`, and meta.next_offset pages on while any list has more */
                             summary: {
                                 files: number;
                                 symbols: number;
@@ -5227,6 +5234,7 @@ export interface operations {
                 head?: string;
                 depth?: number;
                 limit?: number;
+                offset?: number;
                 /** @description each file's hunks */
                 hunks?: boolean;
             };
@@ -5279,9 +5287,12 @@ export interface operations {
                                     start_line: number | null;
                                     /** @description the change touched the file outside any symbol */
                                     file_level: boolean;
-                                    /** @description uids of direct dependents that break with it */
+                                    /** @description uids of direct dependents that break with it (the first 25; will_break_count has them all, cos_graph_impact on the uid lists the rest) */
                                     will_break: string[];
+                                    will_break_count: number;
+                                    /** @description the first 25; should_review_count has them all */
                                     should_review: string[];
+                                    should_review_count: number;
                                     /** @description all dependents first reached from this symbol */
                                     dependents: number;
                                     /** @description test files covering it */
@@ -5308,8 +5319,10 @@ export interface operations {
                                 })[];
                                 tests: {
                                     path: string;
-                                    /** @description changed symbols it covers */
+                                    /** @description changed symbols it covers (the first 25) */
                                     covers: string[];
+                                    /** @description all the changed symbols it covers */
+                                    covers_count: number;
                                 }[];
                                 tasks: {
                                     id: string;
@@ -5318,6 +5331,7 @@ export interface operations {
                                     matched: string[];
                                 }[];
                             };
+                            /** @description the whole of each list; each list holds at most `limit` of them from `offset`, and meta.next_offset pages on while any list has more */
                             summary: {
                                 files: number;
                                 symbols: number;

@@ -35,6 +35,7 @@ export interface FtsPlan {
 }
 
 const MAX_TERMS = 32;
+const SNIPPET_SCAN = 20_000;
 const MAX_TERM_CHARS = 100;
 // Whitespace and FTS5 syntax characters separate terms; `.`, `-`, `_`, `/` stay inside one (config.ts, a/b).
 const SEPARATORS = /[\s"()*:^{}[\]+,;]+/u;
@@ -68,18 +69,82 @@ export function planQuery(query: string): FtsPlan {
   }
   // Prefix matching (`pool` finds `pooling`) only from three characters: `a*` or `or*` would expand to a
   // large share of the vocabulary and cost more than it finds.
-  const phrases = terms.map(
-    (t) => `${quote(t.words.join(' '))}${[...(t.words.at(-1) ?? '')].length >= 3 ? '*' : ''}`,
+  const phrases = terms.map((t) => phraseOf(t.words, [...(t.words.at(-1) ?? '')].length >= 3));
+  const all = independent(phrases, 'all').map((p) => p.text);
+  const any = independent(phrases, 'any').map((p) => p.text);
+  // Every term must occur as a substring: one inside another adds nothing but work.
+  const raws = [...new Set(terms.map((t) => t.raw))].filter(
+    (r, _, list) => !list.some((other) => other !== r && other.includes(r)),
   );
-  const long = terms.filter((t) => [...t.raw].length >= 3).map((t) => quote(t.raw));
+  const long = raws.filter((r) => [...r].length >= 3);
   return {
     terms,
     cjk: terms.some((t) => CJK.test(t.raw)),
-    wordsAll: phrases.join(' AND '),
-    wordsAny: phrases.length > 1 ? phrases.join(' OR ') : null,
-    substringMatch: long.length > 0 ? long.join(' AND ') : null,
-    shortTerms: terms.filter((t) => [...t.raw].length < 3).map((t) => t.raw),
+    wordsAll: all.join(' AND '),
+    wordsAny: any.length > 1 ? any.join(' OR ') : null,
+    substringMatch: long.length > 0 ? long.map(quote).join(' AND ') : null,
+    shortTerms: raws.filter((r) => [...r].length < 3),
   };
+}
+
+/** A quoted FTS5 phrase, and the words it matches as the unicode61 tokenizer sees them. */
+export interface Phrase {
+  /** The FTS5 text: `"a b"`, or `"a b"*` when the last word may be a prefix. */
+  text: string;
+  /** The words FTS5 will look for: diacritics removed and `_` a separator, as unicode61 reads them. */
+  words: string[];
+  prefix: boolean;
+}
+
+const tokenWords = (words: string[]) =>
+  words.flatMap((w) =>
+    w
+      .normalize('NFD')
+      .replace(/\p{M}/gu, '')
+      .split('_')
+      .filter((part) => part !== ''),
+  );
+
+export function phraseOf(words: string[], prefix: boolean): Phrase {
+  return { text: `${quote(words.join(' '))}${prefix ? '*' : ''}`, words: tokenWords(words), prefix };
+}
+
+/** Whether every place `a` matches, `b` matches too (b's words lie within a's, prefixes allowing). */
+function implies(a: Phrase, b: Phrase): boolean {
+  const m = a.words.length;
+  const k = b.words.length;
+  if (k === 0 || k > m) return false;
+  for (let o = 0; o + k <= m; o++) {
+    let ok = true;
+    for (let i = 0; i < k && ok; i++) {
+      const aw = a.words[o + i]!;
+      const bw = b.words[i]!;
+      const aPrefix = a.prefix && o + i === m - 1;
+      const bPrefix = b.prefix && i === k - 1;
+      ok = bPrefix ? aw.startsWith(bw) : !aPrefix && aw === bw;
+    }
+    if (ok) return true;
+  }
+  return false;
+}
+
+/**
+ * The phrases that each add something: for `all` (AND) a phrase another one implies is dropped, for
+ * `any` (OR) a phrase that implies another. Besides being redundant, such pairs match the same words of
+ * a row, and FTS5's ranking works through every pair of overlapping matches: thirty-two spellings of
+ * one word (`a`, `á`, `a_`, …) against a row that repeats it made one search take minutes.
+ */
+export function independent(phrases: Phrase[], mode: 'all' | 'any'): Phrase[] {
+  const unique: Phrase[] = [];
+  // A phrase of separators only (`_`) names no word; keep one only if nothing else is left.
+  const worded = phrases.filter((p) => p.words.length > 0);
+  for (const p of worded.length > 0 ? worded : phrases.slice(0, 1))
+    if (!unique.some((u) => u.text === p.text || (implies(u, p) && implies(p, u)))) unique.push(p);
+  return unique.filter((p) =>
+    mode === 'all'
+      ? !unique.some((q) => q !== p && implies(q, p))
+      : !unique.some((q) => q !== p && implies(p, q)),
+  );
 }
 
 export type MatchMode = 'words' | 'any_words' | 'substring';
@@ -110,7 +175,8 @@ export function runPlan<R>(
  * with FTS5's snippet() because the substring path may match through instr(), which has no snippet.
  */
 export function makeSnippet(text: string, terms: QueryTerm[], width = 200): string {
-  const flat = text.replace(/\s+/gu, ' ').trim();
+  // Bounded work whatever the row holds: the window is looked for in the text's first SNIPPET_SCAN chars.
+  const flat = (text.length > SNIPPET_SCAN ? text.slice(0, SNIPPET_SCAN) : text).replace(/\s+/gu, ' ').trim();
   const lower = flat.toLowerCase();
   // One Latin letter would light up half the text; a single CJK character is a word.
   const needles = [...new Set(terms.flatMap((t) => [t.raw, ...t.words]))]
@@ -136,7 +202,7 @@ export function makeSnippet(text: string, terms: QueryTerm[], width = 200): stri
     );
     window = window.replace(pattern, (m) => `**${m}**`);
   }
-  return `${start > 0 ? '…' : ''}${window}${end < flat.length ? '…' : ''}`;
+  return `${start > 0 ? '…' : ''}${window}${end < flat.length || text.length > SNIPPET_SCAN ? '…' : ''}`;
 }
 
 function escapeRegExp(s: string): string {

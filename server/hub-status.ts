@@ -1,0 +1,38 @@
+// What the hub knows about its own condition beyond the database's contents, for cos_health: whether
+// .mcp.log is being written, whether hub.db is still the file it opened, how many MCP sessions are open
+// against their cap. Each part sets its own entry; cos_health lists every problem, each saying what to do.
+import type { LogFileState } from './log-file.ts';
+
+export interface McpSessionCounts {
+  open: number;
+  /** COS_MCP_MAX_SESSIONS: beyond it the longest idle session is closed for a new one. */
+  limit: number;
+  /** Sessions closed since start because the cap was reached. */
+  evicted_over_limit: number;
+  /** Sessions closed since start because they were idle too long. */
+  evicted_idle: number;
+}
+
+export class HubStatus {
+  log: LogFileState = { failing: null, dropped: 0 };
+  /** Why hub.db cannot be trusted now (corrupt, deleted, replaced), with what to do; null when it can. */
+  database: string | null = null;
+  mcpSessions: (() => McpSessionCounts) | undefined;
+
+  problems(): string[] {
+    const out: string[] = [];
+    if (this.database) out.push(this.database);
+    if (this.log.failing !== null)
+      out.push(
+        `$COS_STATE_DIR/.mcp.log cannot be written (${this.log.failing}); ${this.log.dropped} log lines dropped so far: free space on the state directory's disk (or make it writable); the hub keeps answering meanwhile`,
+      );
+    return out;
+  }
+}
+
+declare module './tools/context.ts' {
+  interface HubServices {
+    /** The hub's own condition (always present in a hub; absent in tool tests that build no hub). */
+    status?: HubStatus;
+  }
+}
