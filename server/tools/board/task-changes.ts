@@ -32,6 +32,7 @@ export const taskChangesTool = defineTool({
     base: Type.Union([Type.String(), Type.Null()]),
     head: Type.Union([Type.String(), Type.Null()]),
     commits: Type.Array(CommitSchema),
+    commits_total: Type.Integer({ description: 'all linked commits; commits pages like the other lists' }),
     branches: Type.Array(Type.String()),
     ...ChangeReportFields,
   }),
@@ -40,6 +41,8 @@ export const taskChangesTool = defineTool({
   handler: async (ctx, input) => {
     const board = boardOf(ctx);
     const key = board.show(input.id).id;
+    const limit = input.limit ?? 200;
+    const offset = input.offset ?? 0;
     const git = ctx.services.git;
     const call = graphCall(ctx);
     const call0 = { signal: ctx.signal };
@@ -108,8 +111,8 @@ export const taskChangesTool = defineTool({
     }
     const report = changeReport(ctx, call, diff, {
       depth: input.depth ?? 2,
-      limit: input.limit ?? 200,
-      offset: input.offset ?? 0,
+      limit,
+      offset,
       hunks: true,
       ...(approximate ? { approximate } : {}),
     });
@@ -122,10 +125,16 @@ export const taskChangesTool = defineTool({
       mode,
       base,
       head,
-      commits: linked.slice(0, input.limit ?? 200).map(commitOut),
+      // Paged by the same offset and limit as the report's lists, so one next_offset serves them all.
+      commits: linked.slice(offset, offset + limit).map(commitOut),
+      commits_total: linked.length,
       branches: branchNames,
       ...report,
       risk_reasons: [...report.risk_reasons, ...reasons],
+      meta: {
+        ...report.meta,
+        next_offset: report.meta.next_offset ?? (linked.length > offset + limit ? offset + limit : null),
+      },
     };
   },
 });

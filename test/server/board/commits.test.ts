@@ -233,6 +233,25 @@ test('linked commits are the change: from before the first to the last, foreign 
   assert.ok(c.affected.tasks.some((t: Any) => t.id === 'TASK-12'));
 });
 
+test('the commits list pages with the report: its total, and next_offset to the rest', async () => {
+  const whole = await data('cos_task_changes', { id: 'TASK-12' });
+  assert.ok(whole.commits_total >= 2, 'TASK-12 has several linked commits');
+  assert.equal(whole.commits.length, whole.commits_total);
+  const seen: string[] = [];
+  let offset: number | null = 0;
+  while (offset !== null) {
+    const page = await data('cos_task_changes', { id: 'TASK-12', limit: 1, offset });
+    assert.equal(page.commits_total, whole.commits_total);
+    assert.ok(page.commits.length <= 1);
+    seen.push(...page.commits.map((x: Any) => x.sha));
+    offset = page.meta.next_offset;
+  }
+  assert.deepEqual(
+    seen,
+    whole.commits.map((x: Any) => x.sha),
+  );
+});
+
 test('a merge that brought the task branch in is the change against its first parent, rename included', async () => {
   const c = await data('cos_task_changes', { id: 'TASK-13' });
   assert.equal(c.mode, 'commits');

@@ -2901,6 +2901,8 @@ export interface operations {
                                 files: string[];
                                 files_total: number;
                             }[];
+                            /** @description all linked commits; commits pages like the other lists */
+                            commits_total: number;
                             branches: string[];
                             changes: {
                                 files: {
