@@ -9,7 +9,7 @@ import { spawnSync } from 'node:child_process';
 if (process.env.npm_command === 'pack' || process.env.npm_command === 'publish') process.exit(0);
 const root = new URL('..', import.meta.url).pathname;
 const npm = process.env.npm_execpath;
-const args = ['ci', '--prefix', `${root}scripts/conformance`, '--no-audit', '--no-fund', '--loglevel=error'];
+const args = ['ci', '--prefix', `${root}scripts/conformance`, '--no-audit', '--no-fund', '--loglevel=warn'];
 // Under npm, npm_execpath is npm's own CLI script; run by hand, fall back to the npm on PATH.
 const r = npm
   ? spawnSync(process.execPath, [npm, ...args], { stdio: 'inherit' })

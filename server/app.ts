@@ -174,7 +174,15 @@ export async function buildApp(hub: Hub, options: BuildAppOptions = {}): Promise
           `no project "${project[1]}" is served here; GET /api/projects lists them (\`cos project add\` registers one)`,
         );
       }
-      if (path.startsWith('/api/') || path === '/api' || path === '/mcp' || request.method !== 'GET') {
+      // MCP clients probe /.well-known/oauth-* before connecting: the SPA's page with 200 would read as
+      // metadata that does not parse, where a 404 tells them the hub asks for no OAuth.
+      if (
+        path.startsWith('/api/') ||
+        path === '/api' ||
+        path === '/mcp' ||
+        path.startsWith('/.well-known/') ||
+        request.method !== 'GET'
+      ) {
         return sendError(
           reply,
           'not_found',

@@ -259,6 +259,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       );
     },
     async start() {
+      sessions.endOrphans();
       if (config.recordCalls) calls.start();
       agents.start();
       // Concurrently: the hub answers while every service indexes, and one failing start stops no other.

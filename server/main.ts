@@ -3,22 +3,21 @@
 // Each command is imported when it runs, so `cos --version` or `cos module list` loads neither the
 // HTTP stack nor the graph (the build turns each import into a chunk of its own).
 import { parseArgs } from 'node:util';
+import { PROJECT_HELP, USAGE } from './cli/help.ts';
 import { startupFailure } from './cli/startup-error.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
 import { HUB_VERSION } from './version.ts';
 
-const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR]
-       cos index [--force] [path …]
-       cos module list | enable <id> | disable <id>
-       cos project add [path] [--slug S] [--state-dir DIR] | list | remove <slug>
-       cos doctor
-       cos connect claude-code|codex|gemini [--remove] [--dry-run] [--url URL]
-       cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
-       cos --version | --help
-
-Environment: COS_PORT (9188), COS_HOST (127.0.0.1), COS_REPO (.), COS_STATE_DIR (<repo>/.cos),
-COS_HUB_TOKEN (required to bind anything but loopback), COS_TASKS_DIR, COS_AGENT_DIR,
-COS_HOME (the registry of projects; default the platform's config directory).`;
+/** Each command's --help, from its module (imported only to print it); `cos --help` prints the overview. */
+const HELP: Record<string, () => Promise<string>> = {
+  serve: async () => (await import('./cli/serve.ts')).SERVE_HELP,
+  index: async () => (await import('./cli/index.ts')).INDEX_HELP,
+  module: async () => (await import('./cli/module.ts')).MODULE_HELP,
+  doctor: async () => (await import('./cli/doctor.ts')).DOCTOR_HELP,
+  login: async () => (await import('./cli/login.ts')).LOGIN_HELP,
+  connect: async () => (await import('./cli/connect.ts')).CONNECT_HELP,
+  project: async () => PROJECT_HELP,
+};
 
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = parseArgs({
@@ -31,6 +30,7 @@ async function main(argv: string[]): Promise<number> {
       'state-dir': { type: 'string' },
       'tasks-dir': { type: 'string' },
       force: { type: 'boolean' },
+      fix: { type: 'boolean' },
       remove: { type: 'boolean' },
       'dry-run': { type: 'boolean' },
       url: { type: 'string' },
@@ -39,17 +39,28 @@ async function main(argv: string[]): Promise<number> {
       version: { type: 'boolean', short: 'v' },
     },
   });
+  const [command = 'serve', ...rest] = positionals;
   if (values.help) {
-    console.log(USAGE);
+    const help = positionals.length > 0 ? HELP[command] : undefined;
+    console.log(help ? await help() : USAGE);
     return 0;
   }
   if (values.version) {
     console.log(HUB_VERSION);
     return 0;
   }
-  const { help: _help, version: _version, force, slug, remove, 'dry-run': dryRun, url, ...flags } = values;
+  const {
+    help: _help,
+    version: _version,
+    force,
+    fix,
+    slug,
+    remove,
+    'dry-run': dryRun,
+    url,
+    ...flags
+  } = values;
   const config = loadConfig(process.env, flags as Flags);
-  const [command = 'serve', ...rest] = positionals;
   try {
     switch (command) {
       case 'serve':
@@ -64,7 +75,7 @@ async function main(argv: string[]): Promise<number> {
           stateDir: flags['state-dir'],
         });
       case 'doctor':
-        return await (await import('./cli/doctor.ts')).doctor(config);
+        return await (await import('./cli/doctor.ts')).doctor(config, { fix: fix === true });
       case 'connect':
         return (await import('./cli/connect.ts')).connectCommand(config, rest, { remove, dryRun, url });
       case 'login':

@@ -19,6 +19,12 @@ export interface ConnectFlags {
 
 export const CONNECT_USAGE = `usage: cos connect <${CONNECT_CLIENTS.join('|')}> [--remove] [--dry-run] [--url http://127.0.0.1:PORT]`;
 
+export const CONNECT_HELP = `${CONNECT_USAGE}
+
+Writes the client's MCP server entry for this hub and its lifecycle hooks (pointing at the hub) into the
+project. Idempotent; keeps every setting it did not write. --remove takes out exactly what it added,
+--dry-run prints the change and writes nothing, --url names the hub (default http://127.0.0.1:<port>).`;
+
 /** The hub URL agents on this machine use: loopback and the configured port, unless given. */
 export function hubUrlOf(config: Config, url: string | undefined): string {
   if (url !== undefined) {

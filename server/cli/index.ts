@@ -6,6 +6,9 @@ import { DB_FILE_NAME, openDatabase } from '../db/open.ts';
 import { EventBus } from '../events/bus.ts';
 import type { IndexProgress } from '../graph/indexer.ts';
 import { createGraphService } from '../graph/service.ts';
+import { CONFIG_FLAGS_HELP } from './help.ts';
+import { hubRequest, openEventStream, unwrap } from './hub-client.ts';
+import { findRunningHub, type RunningHub, tokenRefused } from './running-hub.ts';
 
 const BAR = 30;
 const PHASES: IndexProgress['phase'][] = ['scan', 'extract', 'resolve', 'done'];
@@ -40,8 +43,35 @@ function progressPrinter(out: NodeJS.WriteStream): { update(p: IndexProgress): v
   };
 }
 
+export const INDEX_HELP = `usage: cos index [--force] [path …]
+
+Brings the code graph up to date with the working tree, with a progress bar: all of it, or only the
+repository paths given. While a hub serves the state directory, that hub runs the pass.
+  --force           re-extract every file, even those whose content did not change
+
+${CONFIG_FLAGS_HELP}`;
+
+interface ReindexAnswer {
+  generation: number;
+  files_seen: number;
+  files_changed: number;
+  files_deleted: number;
+  files_failed: number;
+  nodes: number;
+  edges: number;
+  duration_ms: number;
+}
+
+function summary(config: Config, r: ReindexAnswer, where: string): string {
+  return `indexed ${config.repo}${where}: ${r.files_seen} files seen, ${r.files_changed} extracted, ${r.files_deleted} removed, ${r.files_failed} with parse errors; ${r.nodes} nodes, ${r.edges} edges; generation ${r.generation} in ${(r.duration_ms / 1000).toFixed(2)} s\n`;
+}
+
+const repoPaths = (args: string[]) => args.map((p) => p.replace(/^\.\//, '').replace(/\/+$/, ''));
+
 /** `cos index [--force] [path …]`: brings the code graph of the repository up to date and prints the figures. */
 export async function indexCommand(config: Config, args: string[], force: boolean): Promise<number> {
+  const running = await findRunningHub(config);
+  if (running) return indexViaHub(running, config, args, force);
   // The graph service alone, on the hub's database (migrated here as the hub would): not the whole hub,
   // whose other services and tools this command never uses and would only slow its start.
   mkdirSync(config.stateDir, { recursive: true });
@@ -53,14 +83,27 @@ export async function indexCommand(config: Config, args: string[], force: boolea
   try {
     const r = await graph.reindex({
       force,
-      ...(args.length > 0 ? { paths: args.map((p) => p.replace(/^\.\//, '').replace(/\/+$/, '')) } : {}),
+      ...(args.length > 0 ? { paths: repoPaths(args) } : {}),
       onProgress: (p) => {
         if (PHASES.includes(p.phase)) bar.update(p);
       },
     });
     bar.end();
     process.stdout.write(
-      `indexed ${config.repo}: ${r.filesSeen} files seen, ${r.filesChanged} extracted, ${r.filesDeleted} removed, ${r.filesFailed} with parse errors; ${r.nodes} nodes, ${r.edges} edges; generation ${r.generation} in ${(r.durationMs / 1000).toFixed(2)} s\n`,
+      summary(
+        config,
+        {
+          generation: r.generation,
+          files_seen: r.filesSeen,
+          files_changed: r.filesChanged,
+          files_deleted: r.filesDeleted,
+          files_failed: r.filesFailed,
+          nodes: r.nodes,
+          edges: r.edges,
+          duration_ms: r.durationMs,
+        },
+        '',
+      ),
     );
     return 0;
   } catch (err) {
@@ -70,5 +113,39 @@ export async function indexCommand(config: Config, args: string[], force: boolea
   } finally {
     await graph.close();
     db.close();
+  }
+}
+
+/** The running hub runs the pass (cos_graph_reindex); its live stream carries the progress. */
+async function indexViaHub(hub: RunningHub, config: Config, args: string[], force: boolean): Promise<number> {
+  if (!hub.authorised) {
+    process.stderr.write(`cos index: ${tokenRefused(hub)}\n`);
+    return 1;
+  }
+  const target = { url: hub.url, token: config.token };
+  const bar = progressPrinter(process.stderr);
+  // The bar is a nicety: without the stream, the pass still runs and its figures are printed.
+  const stream = await openEventStream(target, (e) => {
+    const p = e.data as Partial<IndexProgress> & { layer?: string };
+    if (e.event === 'index-progress' && p.layer === undefined && p.phase && PHASES.includes(p.phase))
+      bar.update(p as IndexProgress);
+  }).catch(() => undefined);
+  try {
+    const r = unwrap<ReindexAnswer>(
+      await hubRequest(target, 'POST', '/api/graph/reindex', {
+        ...(force ? { force: true } : {}),
+        ...(args.length > 0 ? { paths: repoPaths(args) } : {}),
+      }),
+      'cos index',
+    );
+    bar.end();
+    process.stdout.write(summary(config, r, ` (by the hub at ${hub.url}/)`));
+    return 0;
+  } catch (err) {
+    bar.end();
+    process.stderr.write(`cos index: ${(err as Error).message}\n`);
+    return 1;
+  } finally {
+    stream?.close();
   }
 }

@@ -1,4 +1,13 @@
 import type { Config } from '../config.ts';
+import { CONFIG_FLAGS_HELP } from './help.ts';
+import { findRunningHub } from './running-hub.ts';
+
+export const LOGIN_HELP = `usage: cos login
+
+Asks the running hub for a one-time link that signs a browser in (only when the hub has a token:
+COS_HUB_TOKEN, the same one it was started with). The link works once, within ten minutes.
+
+${CONFIG_FLAGS_HELP}`;
 
 /** Where a CLI command reaches the hub this configuration serves (a wildcard bind answers on loopback). */
 export function hubBase(config: Config): string {
@@ -15,7 +24,8 @@ export async function loginCommand(config: Config): Promise<number> {
     console.log(`this hub has no token; open ${hubBase(config)}/ directly`);
     return 0;
   }
-  const base = hubBase(config);
+  // The hub that serves this state directory, wherever it listens; else where the configuration says.
+  const base = (await findRunningHub(config))?.url ?? hubBase(config);
   let res: Response;
   try {
     res = await fetch(`${base}/api/login-links`, {

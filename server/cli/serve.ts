@@ -1,3 +1,4 @@
+import { createServer } from 'node:net';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
 import { PassQueue } from '../graph/pass-queue.ts';
@@ -5,9 +6,59 @@ import { createHub } from '../hub.ts';
 import { ProjectHubs } from '../projects/hubs.ts';
 import { ProjectRegistry } from '../projects/registry.ts';
 import { DEFAULT_PROFILE, PROFILE_NAMES, PROFILES, profileUrl } from '../tools/profiles.ts';
+import { CONFIG_FLAGS_HELP } from './help.ts';
+import { findRunningHub, probeHub, removeRunningHub, writeRunningHub } from './running-hub.ts';
+
+export const SERVE_HELP = `usage: cos serve [--port N] [--host H] [--repo DIR] [--state-dir DIR] [--tasks-dir DIR]
+
+Runs the hub (the default command): MCP at /mcp, REST at /api, the SPA at /. Refuses to start, in one
+line, when a hub already serves this state directory or another program holds the port.
+
+${CONFIG_FLAGS_HELP}`;
+
+function urlOf(host: string, port: number): string {
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+/** Whether something listens on host:port (checked by binding it for a moment). */
+function portTaken(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once('error', (err: NodeJS.ErrnoException) => resolve(err.code === 'EADDRINUSE'));
+    probe.listen({ port, host, exclusive: true }, () => probe.close(() => resolve(false)));
+  });
+}
+
+/** One line naming what holds the port: a cos hub (and its repository) or another program. */
+async function portHolder(config: Config): Promise<string> {
+  const url = urlOf(
+    config.host === '0.0.0.0' || config.host === '::' ? '127.0.0.1' : config.host,
+    config.port,
+  );
+  const probe = await probeHub(url, config.token);
+  const what =
+    probe?.kind === 'hub'
+      ? `another cos hub (${url}/${probe.repository ? `, repository ${probe.repository}` : ''})`
+      : probe?.kind === 'unauthorised'
+        ? `a cos hub that asks for a token (${url}/)`
+        : 'another program';
+  return `cos serve: port ${config.port} on ${config.host} is taken by ${what}; stop it, or pass --port (COS_PORT) for this one`;
+}
 
 /** Runs the hub until SIGINT/SIGTERM, then stops accepting, ends MCP sessions, lets services finish, closes the database. */
 export async function serve(config: Config): Promise<number> {
+  // Before anything opens the state directory: a hub that runs on it keeps it, sessions included.
+  const running = await findRunningHub(config);
+  if (running) {
+    console.error(
+      `cos serve: a hub already serves ${running.repo} at ${running.url}/ (pid ${running.pid}, state ${config.stateDir}); stop it first, or give this one its own --state-dir`,
+    );
+    return 1;
+  }
+  if (config.port !== 0 && (await portTaken(config.host, config.port))) {
+    console.error(await portHolder(config));
+    return 1;
+  }
   // One full index pass at a time across every project this process serves; the others say "queued".
   const passQueue = new PassQueue();
   const hub = createHub(config, { passQueue });
@@ -17,12 +68,28 @@ export async function serve(config: Config): Promise<number> {
     open: (projectConfig) => createHub(projectConfig, { passQueue }),
   });
   const app = await buildApp(hub, { projects });
-  await app.listen({ port: config.port, host: config.host });
+  try {
+    await app.listen({ port: config.port, host: config.host });
+  } catch (err) {
+    await app.close();
+    await projects.close();
+    await hub.close();
+    // Taken between the check above and now.
+    if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
+      console.error(await portHolder(config));
+      return 1;
+    }
+    throw err;
+  }
   const address = app.server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-  const base = `http://${host}:${port}`;
+  const base = urlOf(config.host, port);
   projects.baseUrl = base;
+  // The address other commands reach this hub at: loopback even when it binds every interface.
+  writeRunningHub(
+    config,
+    urlOf(config.host === '0.0.0.0' ? '127.0.0.1' : config.host === '::' ? '::1' : config.host, port),
+  );
   console.log(`cos hub ${base}/  (repository ${config.repo})`);
   console.log(`MCP     ${base}/mcp`);
   // Smaller tool surfaces for agents that do one kind of work (server/tools/profiles.ts).
@@ -54,6 +121,7 @@ export async function serve(config: Config): Promise<number> {
       if (stopping) return;
       stopping = true;
       console.log(`\n${signal}: closing…`);
+      removeRunningHub(config);
       app
         .close()
         .then(() => projects.close())

@@ -76,12 +76,22 @@ export class SessionTracker {
     this.finish = db.prepare(
       'UPDATE mcp_sessions SET ended_at = ?, end_reason = ?, last_activity_at = ?, last_tool = ?, agent_session = ?, calls = ? WHERE id = ?',
     );
-    // Sessions left open by a hub that died are not connected any more.
-    db.prepare(
-      "UPDATE mcp_sessions SET ended_at = last_activity_at, end_reason = 'hub restarted' WHERE ended_at IS NULL",
-    ).run();
     this.timer = setInterval(() => this.checkLifecycles(), 5_000);
     this.timer.unref();
+  }
+
+  /**
+   * Marks the sessions a hub that died left open as ended. Only the hub that serves (hub.start(), after
+   * it listens) may: a `cos` command opening the same state directory while a hub runs must not end
+   * that hub's live sessions.
+   */
+  endOrphans(): void {
+    // The sessions this hub opened already (it may answer before start() runs) are its own, not orphans.
+    this.db
+      .prepare(
+        "UPDATE mcp_sessions SET ended_at = last_activity_at, end_reason = 'hub restarted' WHERE ended_at IS NULL AND id NOT IN (SELECT value FROM json_each(?))",
+      )
+      .run(JSON.stringify([...this.live.keys()]));
   }
 
   started(id: string, client: { name?: string; version?: string } | undefined): void {

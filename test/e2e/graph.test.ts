@@ -56,7 +56,7 @@ describe('Graph', () => {
       await page.getByTestId('graph-results').getByRole('button', { name: 'addNumbers' }).click();
       await page.getByTestId('graph-summary').waitFor();
       const summary = (await page.getByTestId('graph-summary').textContent()) ?? '';
-      const drawn = Number(/(\d+) nodes/.exec(summary)?.[1] ?? 0);
+      const drawn = Number((/([\d,]+) nodes?\b/.exec(summary)?.[1] ?? '0').replaceAll(',', ''));
       assert.ok(drawn >= 2, `the export around addNumbers has nodes: ${summary}`);
       // sigma draws into canvases inside the graph view.
       await page.locator('[data-testid="graph-canvas"] canvas').first().waitFor();
@@ -135,7 +135,7 @@ describe('Graph', () => {
         await page.goto(`${hub.url}/graph?budget=${budget}`);
         await page.getByTestId('graph-summary').waitFor();
         const summary = (await page.getByTestId('graph-summary').textContent()) ?? '';
-        const n = Number(/(\d+) nodes/.exec(summary)?.[1] ?? 0);
+        const n = Number((/([\d,]+) nodes?\b/.exec(summary)?.[1] ?? '0').replaceAll(',', ''));
         assert.ok(n > 0 && n <= budget, `${summary} within ${budget}`);
       }
       assert.deepEqual(errors, []);

@@ -7,10 +7,29 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { Indexer } from '../../server/graph/indexer.ts';
 import { startTestHub, type TestHub } from '../support/hub.ts';
 import { ensureSpaBuilt, launchChromium, openPage, screenshot, settle } from './browser.ts';
+
+/**
+ * Defects found by looking at these pages, in either theme: a text box without a type attribute kept
+ * the browser's own grey in the dark theme, and cards stacked below a grid touched it.
+ */
+async function assertLooks(page: Page): Promise<void> {
+  const looks = (await page.evaluate(`(() => {
+    const surface = getComputedStyle(document.querySelector('.card')).backgroundColor;
+    const inputs = [...document.querySelectorAll('main input:not([type="checkbox"]):not([type="radio"])')]
+      .map((i) => getComputedStyle(i).backgroundColor);
+    const gaps = [];
+    for (const el of document.querySelectorAll('.grid + .card, .card + .grid, .grid + .grid'))
+      gaps.push(el.getBoundingClientRect().top - el.previousElementSibling.getBoundingClientRect().bottom);
+    return { surface, inputs, gaps };
+  })()`)) as { surface: string; inputs: string[]; gaps: number[] };
+  for (const bg of looks.inputs) assert.equal(bg, looks.surface, 'a text box has the surface colour');
+  assert.ok(looks.gaps.length > 0, 'the page stacks cards below grids');
+  for (const gap of looks.gaps) assert.ok(gap >= 12, `cards stacked ${gap} px apart`);
+}
 
 let hub: TestHub;
 let browser: Browser;
@@ -95,7 +114,13 @@ describe('Review', () => {
           (await page.getByRole('region', { name: 'Tests to run' }).textContent()) ?? '',
           /src\/lib\/math\.test\.ts/,
         );
-        assert.match((await page.getByRole('region', { name: 'Summary' }).textContent()) ?? '', /medium/);
+        const summary = (await page.getByRole('region', { name: 'Summary' }).textContent()) ?? '';
+        assert.match(summary, /medium/);
+        // Counts in the right number, in the page's copy and in the hub's risk reasons.
+        assert.match(summary, /1 file, 2 changed symbols, .*1 test file to run, 0 tasks naming/);
+        assert.doesNotMatch(summary, /\(s\)/);
+        assert.match(summary, /names the task in a trailer/);
+        await assertLooks(page);
         const diff = page.getByRole('region', { name: 'Diff of src/lib/math.ts' });
         assert.equal(await diff.locator('tr.diff-add').count(), 3);
         assert.equal(await diff.locator('tr.diff-del').count(), 2);
@@ -108,6 +133,12 @@ describe('Review', () => {
         await screenshot(page, `review-split-${theme}`);
         await page.getByRole('button', { name: /Show the changed symbols/ }).click();
         await page.getByTestId('graph-canvas').waitFor();
+        // The picture has the graph page's legend: every kind drawn, in its one colour.
+        const picture = page.getByRole('region', { name: 'Picture' });
+        assert.deepEqual(
+          await picture.getByRole('list', { name: 'Node kinds' }).locator('li').allTextContents(),
+          [' file', ' function'],
+        );
         await page.waitForTimeout(1800);
         await page.getByRole('region', { name: 'Picture' }).scrollIntoViewIfNeeded();
         await screenshot(page, `review-graph-${theme}`);
@@ -211,6 +242,12 @@ describe('Flow', () => {
           /TASK-1 Make add commutative.*by claude-e2e/,
         );
         assert.equal(await page.locator('.chart-dot').count(), 1);
+        await assertLooks(page);
+        // The charts' words are readable: at least 10 px on screen in the narrowest card.
+        const smallest = (await page.evaluate(
+          `Math.min(...[...document.querySelectorAll('.chart text')].map((t) => t.getBoundingClientRect().height))`,
+        )) as number;
+        assert.ok(smallest >= 10, `the charts' smallest text is ${smallest} px tall`);
         await screenshot(page, `flow-${theme}`);
         assert.deepEqual(errors, []);
       } finally {

@@ -273,6 +273,22 @@ export function repair(db: Db, findings: Finding[]): Partial<Record<DoctorCatego
   return fixed;
 }
 
+/**
+ * One doctor pass: the findings, and with `fix` the repair of the fixable ones and the findings after it.
+ * cos_graph_doctor and `cos doctor --fix` both run this, so they fix the same things the same way. (A
+ * caller with an indexer in memory must have it reload after a repair.)
+ */
+export function doctorPass(
+  db: Db,
+  repo: string,
+  options: { fix: boolean; sampleSize: number },
+): { findings: Finding[]; fixed: Partial<Record<DoctorCategory, number>> | null } {
+  const findings = diagnose(db, repo, options.sampleSize);
+  if (!options.fix) return { findings, fixed: null };
+  const fixed = repair(db, findings);
+  return { findings: diagnose(db, repo, options.sampleSize), fixed };
+}
+
 export function graphCounts(db: Db): { nodes: number; edges: number; files: number } {
   return statements(db).counts.get() as { nodes: number; edges: number; files: number };
 }

@@ -3,7 +3,7 @@ import { EMPTY_TREE } from '../../git/run.ts';
 import type { DiffResult, GitService } from '../../git/service.ts';
 import type { LinkedCommit } from '../../git/task-links.ts';
 import { defineTool } from '../define.ts';
-import { ChangeReportFields, changeReport, gitToolError } from '../graph/change-report.ts';
+import { ChangeReportFields, changeReport, counted, gitToolError } from '../graph/change-report.ts';
 import { graphCall, OffsetInput } from '../graph/common.ts';
 import { RefInput } from '../graph/detect-changes.ts';
 import { CommitSchema, commitOut } from './commits.ts';
@@ -91,7 +91,7 @@ export const taskChangesTool = defineTool({
         );
         if (foreign.length > 0)
           reasons.push(
-            `the change includes ${foreign.length} commit(s) not linked to ${key} that touch the same files (${foreign
+            `the change includes ${counted(foreign.length, 'commit')} not linked to ${key} that ${foreign.length === 1 ? 'touches' : 'touch'} the same files (${foreign
               .slice(0, 3)
               .map((c) => c.sha.slice(0, 10))
               .join(', ')})`,

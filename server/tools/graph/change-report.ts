@@ -22,6 +22,11 @@ const PROJECT_FILE =
 
 /** Per changed symbol, the dependents listed by name (the counts cover them all). */
 const PER_SYMBOL = 25;
+
+/** `n` and its noun in the right number: risk reasons are read by people as well as agents. */
+export function counted(n: number, one: string, other = `${one}s`): string {
+  return `${n} ${n === 1 ? one : other}`;
+}
 /** Hunk text an agent's answer carries (characters); the browser gets the whole diff git printed. */
 const AGENT_HUNK_CHARS = 14_000;
 
@@ -278,20 +283,31 @@ export function changeReport(
   const project = files.map((f) => f.path).filter((p) => PROJECT_FILE.test(p));
   if (project.length > 0) raise('high', `project configuration changed: ${list(project)}`);
   if (willBreak >= 10) raise('high', `${willBreak} direct dependents may break`);
-  else if (willBreak > 0) raise('medium', `${willBreak} direct dependent(s) may break`);
+  else if (willBreak > 0) raise('medium', `${counted(willBreak, 'direct dependent')} may break`);
   const imported = (path: string) => {
     const n = r.node(`code:file:${path}`);
     return n !== undefined && r.in(n.id, new Set(['imports'])).length > 0;
   };
   const gone = files.filter((f) => f.status === 'deleted' && imported(f.path)).map((f) => f.path);
-  if (gone.length > 0) raise('high', `deleted file(s) still imported: ${list(gone)}`);
+  if (gone.length > 0)
+    raise(
+      'high',
+      `${gone.length === 1 ? 'a deleted file is' : 'deleted files are'} still imported: ${list(gone)}`,
+    );
   const renamed = files.filter((f) => f.status === 'renamed').map((f) => `${f.old_path} → ${f.path}`);
   if (renamed.length > 0)
-    raise('medium', `renamed file(s): whoever imports the old path breaks: ${list(renamed)}`);
+    raise(
+      'medium',
+      `${renamed.length === 1 ? 'a renamed file' : 'renamed files'}: whoever imports the old path breaks: ${list(renamed)}`,
+    );
   if (consumers.length > 0 && willBreak === 0)
-    raise('medium', `${consumers.length} consumer(s) within ${depth} hops`);
+    raise('medium', `${counted(consumers.length, 'consumer')} within ${counted(depth, 'hop')}`);
   const open = tasks.filter((t) => !isFinished(t.status));
-  if (open.length > 0) raise('medium', `${open.length} open task(s) reference the changed files`);
+  if (open.length > 0)
+    raise(
+      'medium',
+      `${counted(open.length, 'open task')} ${open.length === 1 ? 'references' : 'reference'} the changed files`,
+    );
   const untested = symbols.filter(
     (s) => s.tests.length === 0 && s.kind !== 'heading' && s.kind !== 'doc_file',
   );
@@ -302,7 +318,7 @@ export function changeReport(
   const approximate = files.filter((f) => options.approximate?.has(f.path)).map((f) => f.path);
   if (approximate.length > 0)
     reasons.push(
-      `${approximate.length} file(s) differ in the working tree from this change's version: their symbols are located by line number only roughly`,
+      `${counted(approximate.length, 'file')} ${approximate.length === 1 ? 'differs' : 'differ'} in the working tree from this change's version: ${approximate.length === 1 ? 'its' : 'their'} symbols are located by line number only roughly`,
     );
   if (diff.truncated) reasons.push('the diff was larger than the hub reads: the last files are missing');
   if (files.length > 0 && reasons.length === 0) reasons.push('no indexed code depends on the changed lines');

@@ -1,11 +1,10 @@
 import { Type } from '@sinclair/typebox';
 import {
   DOCTOR_CATEGORIES,
-  diagnose,
+  doctorPass,
   FIXABLE_CATEGORIES,
   graphCounts,
   INFORMATIONAL_CATEGORIES,
-  repair,
 } from '../../graph/queries/doctor.ts';
 import { defineTool } from '../define.ts';
 import { graphCall, graphService } from './common.ts';
@@ -53,15 +52,12 @@ export const graphDoctorTool = defineTool({
   handler: (ctx, input) => {
     const call = graphCall(ctx);
     const sampleSize = input.sample_size ?? 5;
-    let findings = diagnose(ctx.db, ctx.config.repo, sampleSize);
-    let fixed: Record<string, number> | null = null;
-    if (input.fix) {
-      fixed = repair(ctx.db, findings);
+    const { findings, fixed } = doctorPass(ctx.db, ctx.config.repo, { fix: input.fix === true, sampleSize });
+    if (fixed) {
       // The indexer keeps a uid → id map; it must forget the deleted rows before its next pass.
       graphService(ctx)
         ?.reindex({ reload: true })
         .catch((err: unknown) => ctx.logger.warn({ err }, 'graph reload after doctor fix failed'));
-      findings = diagnose(ctx.db, ctx.config.repo, sampleSize);
     }
     const info = new Set<string>(INFORMATIONAL_CATEGORIES);
     const fixable = new Set<string>(FIXABLE_CATEGORIES);

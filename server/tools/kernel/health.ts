@@ -11,6 +11,10 @@ export const HealthSchema = Type.Object(
       description: '`degraded` when a problem listed in `problems` needs a person',
     }),
     version: Type.String(),
+    repository: Type.String({
+      description:
+        'absolute path of the repository this hub serves (the `cos` command checks it before asking this hub)',
+    }),
     uptime_seconds: Type.Number(),
     node_version: Type.String(),
     database: Type.Object({
@@ -69,6 +73,7 @@ export const healthTool = defineTool({
     return {
       status: problems.length === 0 ? ('ok' as const) : ('degraded' as const),
       version: HUB_VERSION,
+      repository: ctx.config.repo,
       uptime_seconds: Math.round(process.uptime()),
       node_version: process.version,
       database: { schema_version: schemaVersion(db), size_bytes: size, fts5, tables },

@@ -213,13 +213,13 @@ describe('a board written by other tools', () => {
 });
 
 describe('cos doctor on a board written by other tools', () => {
-  function run(repo: string): { code: number; lines: string[] } {
+  async function run(repo: string): Promise<{ code: number; lines: string[] }> {
     const lines: string[] = [];
     const log = console.log;
     console.log = (line: string) => lines.push(line);
     try {
       const hub = openHub({ repo, start: false });
-      const code = doctor(hub.config);
+      const code = await doctor(hub.config);
       hub.close();
       return { code, lines };
     } finally {
@@ -227,11 +227,11 @@ describe('cos doctor on a board written by other tools', () => {
     }
   }
 
-  it('names exactly the files that are really broken', () => {
+  it('names exactly the files that are really broken', async () => {
     const repo = tempRepo('cos-foreign-doctor-');
     try {
       const b = writeForeignBoard(join(repo, 'docs', 'tasks'), 300);
-      const { code, lines } = run(repo);
+      const { code, lines } = await run(repo);
       const failing = lines.filter((l) => l.startsWith('FAIL') && l.includes('task file'));
       const named = failing.map((l) => b.broken.find((x) => l.includes(`docs/tasks/${x.name}:`))?.name);
       assert.equal(code, 1);
@@ -241,12 +241,12 @@ describe('cos doctor on a board written by other tools', () => {
     }
   });
 
-  it('finds nothing wrong with a board whose files are all good', () => {
+  it('finds nothing wrong with a board whose files are all good', async () => {
     const repo = tempRepo('cos-foreign-doctor-');
     try {
       const b = writeForeignBoard(join(repo, 'docs', 'tasks'), 120);
       for (const x of b.broken) rmSync(join(repo, 'docs', 'tasks', x.name));
-      const { lines } = run(repo);
+      const { lines } = await run(repo);
       const tasks = lines.filter((l) => l.includes('task file'));
       assert.deepEqual(
         tasks.filter((l) => l.startsWith('FAIL')),

@@ -1379,6 +1379,8 @@ export interface components {
             /** @description `degraded` when a problem listed in `problems` needs a person */
             status: "ok" | "degraded";
             version: string;
+            /** @description absolute path of the repository this hub serves (the `cos` command checks it before asking this hub) */
+            repository: string;
             uptime_seconds: number;
             node_version: string;
             database: {

@@ -1,5 +1,5 @@
 // Light and dark themes: follow prefers-color-scheme until the person picks one, then remember it.
-import { useCallback, useEffect, useState } from 'react';
+import { useCallback, useEffect, useMemo, useState } from 'react';
 
 export type ThemeChoice = 'system' | 'light' | 'dark';
 const KEY = 'cos-hub-theme';
@@ -32,4 +32,35 @@ export function useTheme(): { choice: ThemeChoice; next: () => void } {
     [],
   );
   return { choice, next };
+}
+
+const DARK_QUERY = '(prefers-color-scheme: dark)';
+
+function readProperties<K extends string>(names: readonly K[]): Record<K, string> {
+  const style = getComputedStyle(document.documentElement);
+  return Object.fromEntries(names.map((n) => [n, style.getPropertyValue(n).trim()])) as Record<K, string>;
+}
+
+/**
+ * The current theme's values of CSS custom properties (`--text`, `--surface` …), for what paints outside
+ * CSS (the graph's canvas). Updated when the person picks a theme or the system's scheme changes.
+ */
+export function useThemeProperties<K extends string>(names: readonly K[]): Record<K, string> {
+  const key = names.join(',');
+  // biome-ignore lint/correctness/useExhaustiveDependencies: the names' text is the dependency
+  const list = useMemo(() => names, [key]);
+  const [values, setValues] = useState(() => readProperties(list));
+  useEffect(() => {
+    const update = () => setValues(readProperties(list));
+    update();
+    const observer = new MutationObserver(update);
+    observer.observe(document.documentElement, { attributes: true, attributeFilter: ['data-theme'] });
+    const media = matchMedia(DARK_QUERY);
+    media.addEventListener('change', update);
+    return () => {
+      observer.disconnect();
+      media.removeEventListener('change', update);
+    };
+  }, [list]);
+  return values;
 }

@@ -1,10 +1,11 @@
 // The board: columns by status, drag a card to move it (the hub's transition and WIP rules decide; a
 // refused move snaps back and says why), filters in the URL, a drawer for the task, and a form to create.
-import { useCallback, useMemo, useRef, useState } from 'react';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { ModuleGate } from '../../components/module-gate.tsx';
 import { Page } from '../../components/page.tsx';
 import type { ApiError } from '../../lib/api.ts';
+import { count } from '../../lib/plural.ts';
 import { navigate, useLocation, withParams } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
 import {
@@ -130,8 +131,24 @@ function Board() {
         )
       : cards;
 
+  // The drawer sits beside the board, not over it: when it opens (a card clicked, a task just created),
+  // the opened card is scrolled into the part of the board the drawer leaves visible.
+  const shown = useRef<string | undefined>(undefined);
+  // biome-ignore lint/correctness/useExhaustiveDependencies: a new board value may bring the card in
+  useEffect(() => {
+    if (!selected) {
+      shown.current = undefined;
+      return;
+    }
+    if (shown.current === selected) return;
+    const card = document.querySelector(`[data-task-id="${CSS.escape(selected)}"]`);
+    if (!card) return;
+    shown.current = selected;
+    card.scrollIntoView({ block: 'nearest', inline: 'nearest' });
+  }, [selected, value]);
+
   return (
-    <>
+    <div className={`board-page${selected ? ' with-drawer' : ''}`}>
       <search className="toolbar" aria-label="Filter the board">
         <label>
           Find{' '}
@@ -186,7 +203,7 @@ function Board() {
           Show archive
         </label>
         <span className="muted" data-testid="board-total">
-          {value ? `${value.data.total} tasks` : ''}
+          {value ? count(value.data.total, 'task') : ''}
         </span>
         <button type="button" className="primary" onClick={() => setCreating(true)}>
           New task
@@ -225,7 +242,7 @@ function Board() {
           />
         </dialog>
       ) : null}
-      <div className={`board${selected ? ' with-drawer' : ''}`} data-testid="board">
+      <div className="board" data-testid="board">
         {!value && board.state.status === 'loading' ? <p className="muted">Loading the board…</p> : null}
         {columns.map((column) => (
           <BoardColumn
@@ -254,7 +271,7 @@ function Board() {
           onChanged={changed}
         />
       ) : null}
-    </>
+    </div>
   );
 }
 

@@ -4,6 +4,7 @@ import { type FormEvent, useEffect, useRef, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { Markdown } from '../../components/markdown.tsx';
 import type { ApiError } from '../../lib/api.ts';
+import { count } from '../../lib/plural.ts';
 import { Link } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
 import {
@@ -55,7 +56,7 @@ function CommitEvent({ at, detail }: { at: string; detail: unknown }) {
       </Link>{' '}
       {c.subject}{' '}
       <span className="muted">
-        by {c.author}, {c.files_total} file(s)
+        by {c.author}, {count(c.files_total, 'file')}
       </span>
     </li>
   );

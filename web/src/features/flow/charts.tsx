@@ -5,7 +5,7 @@ import type { Retro } from './api.ts';
 
 const W = 520;
 const H = 200;
-const PAD = { left: 40, right: 10, top: 10, bottom: 28 };
+const PAD = { left: 48, right: 10, top: 12, bottom: 30 };
 
 /** Status colours of the cumulative flow, finished work at the bottom. */
 export const FLOW_ORDER = ['complete', 'testing', 'in_progress', 'blocked', 'emergency', 'icebox'] as const;

@@ -3,6 +3,7 @@
 import { useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import type { ApiError } from '../../lib/api.ts';
+import { count } from '../../lib/plural.ts';
 import { useQuery } from '../../lib/use-query.ts';
 import { graphDoctor } from './api.ts';
 
@@ -32,7 +33,7 @@ export function Doctor() {
         <h2 id="doctor-title">Doctor</h2>
         {v ? (
           <span className={`badge ${v.healthy ? 'badge-ok' : 'badge-warn'}`} data-testid="doctor-badge">
-            {v.healthy ? '✓ healthy' : `! ${v.stats.issue_count} issues`}
+            {v.healthy ? '✓ healthy' : `! ${count(v.stats.issue_count, 'issue')}`}
           </span>
         ) : null}
       </div>
@@ -44,7 +45,7 @@ export function Doctor() {
       {v && v.issues.length > 0 ? (
         <details>
           <summary>
-            {v.stats.finding_count} findings ({v.stats.issue_count} real)
+            {count(v.stats.finding_count, 'finding')} ({v.stats.issue_count} real)
           </summary>
           <ul className="results">
             {v.issues.map((i) => (

@@ -3,11 +3,12 @@
 import { type FormEvent, lazy, Suspense, useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { TruncatedNotice } from '../../components/truncated-notice.tsx';
+import { count } from '../../lib/plural.ts';
 import { navigate, useLocation, withParams } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
 import { BUDGETS, EDGE_TYPES, type EdgeType, type ExportQuery, graphExport, graphSearch } from './api.ts';
 import { ContainmentTree } from './containment-tree.tsx';
-import { kindColours } from './graph-canvas.tsx';
+import { KindLegend, KindSwatch } from './kinds.tsx';
 import { NodePanel } from './node-panel.tsx';
 
 const MODES = [
@@ -34,7 +35,7 @@ function Results({ query, onSelect }: { query: string; onSelect: (uid: string) =
             {r.label}
           </button>{' '}
           <span className="muted">
-            {r.kind}
+            <KindSwatch kind={r.kind} /> {r.kind}
             {r.file_path ? ` · ${r.file_path}${r.start_line ? `:${r.start_line}` : ''}` : ''}
           </span>
         </li>
@@ -69,7 +70,6 @@ export function Explorer() {
     [data?.nodes],
   );
   const edges = useMemo(() => data?.edges ?? [], [data?.edges]);
-  const colours = useMemo(() => kindColours(nodes.map((n) => n.kind)), [nodes]);
 
   const submit = (event: FormEvent) => {
     event.preventDefault();
@@ -94,7 +94,7 @@ export function Explorer() {
             <input
               id="graph-q"
               type="search"
-              placeholder="Search a symbol, file or heading"
+              placeholder="Symbol, file or heading"
               value={text}
               onChange={(e) => setText(e.currentTarget.value)}
             />
@@ -161,19 +161,13 @@ export function Explorer() {
         ) : null}
         {data ? (
           <p className="muted" data-testid="graph-summary">
-            {data.node_count} nodes, {data.edge_count} edges ({data.mode})
+            {count(data.node_count, 'node')}, {count(data.edge_count, 'edge')} ({data.mode})
           </p>
         ) : null}
         <TruncatedNotice meta={view.state.value?.meta} />
         {nodes.length > 0 ? (
           <>
-            <ul className="legend" aria-label="Node kinds">
-              {[...colours].map(([kind, colour]) => (
-                <li key={kind}>
-                  <span className="swatch" style={{ background: colour }} aria-hidden="true" /> {kind}
-                </li>
-              ))}
-            </ul>
+            <KindLegend nodes={nodes} />
             <Suspense fallback={<p className="muted">Loading the graph view…</p>}>
               <GraphCanvas nodes={nodes} edges={edges} selected={uid} onSelect={select} />
             </Suspense>

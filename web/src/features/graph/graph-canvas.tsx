@@ -4,6 +4,9 @@
 import Graph from 'graphology';
 import { useEffect, useRef } from 'react';
 import Sigma from 'sigma';
+import { drawDiscNodeLabel, type NodeHoverDrawingFunction } from 'sigma/rendering';
+import { useThemeProperties } from '../../lib/theme.ts';
+import { kindColour } from './kinds.tsx';
 import { startLayout } from './layout.ts';
 import { cameraMoving, EdgeArrowFlatProgram, EdgeNoneProgram, NodeDiscProgram } from './webgl-programs.ts';
 
@@ -19,24 +22,47 @@ export interface CanvasEdge {
   type: string;
 }
 
-/** A colour per node kind, always shown with the kind's name (legend, labels): colour is never alone. */
-const PALETTE = [
-  '#1f77b4',
-  '#d62728',
-  '#2ca02c',
-  '#9467bd',
-  '#ff7f0e',
-  '#8c564b',
-  '#e377c2',
-  '#17becf',
-  '#7f7f7f',
-];
+/** The theme's colours the canvas paints with (labels, the hovered or selected node's label box). */
+const THEME_PROPERTIES = ['--text', '--surface'] as const;
+type ThemeColours = Record<(typeof THEME_PROPERTIES)[number], string>;
 
-export function kindColours(kinds: Iterable<string>): Map<string, string> {
-  const map = new Map<string, string>();
-  for (const kind of [...new Set(kinds)].sort())
-    map.set(kind, PALETTE[map.size % PALETTE.length] ?? '#7f7f7f');
-  return map;
+/**
+ * sigma's hover drawing with the theme's colours: its own paints a white box, on which the dark theme's
+ * light label would vanish. Same geometry: a box joined to the node's disc, with a soft shadow.
+ */
+function drawThemedHover(
+  context: CanvasRenderingContext2D,
+  data: Parameters<NodeHoverDrawingFunction>[1],
+  settings: Parameters<NodeHoverDrawingFunction>[2],
+  theme: ThemeColours,
+): void {
+  const size = settings.labelSize;
+  context.font = `${settings.labelWeight} ${size}px ${settings.labelFont}`;
+  context.fillStyle = theme['--surface'] || '#fff';
+  context.shadowOffsetX = 0;
+  context.shadowOffsetY = 0;
+  context.shadowBlur = 8;
+  context.shadowColor = '#000';
+  const padding = 2;
+  context.beginPath();
+  if (typeof data.label === 'string') {
+    const boxWidth = Math.round(context.measureText(data.label).width + 5);
+    const boxHeight = Math.round(size + 2 * padding);
+    const radius = Math.max(data.size, size / 2) + padding;
+    const angle = Math.asin(boxHeight / 2 / radius);
+    const dx = Math.sqrt(Math.abs(radius ** 2 - (boxHeight / 2) ** 2));
+    context.moveTo(data.x + dx, data.y + boxHeight / 2);
+    context.lineTo(data.x + radius + boxWidth, data.y + boxHeight / 2);
+    context.lineTo(data.x + radius + boxWidth, data.y - boxHeight / 2);
+    context.lineTo(data.x + dx, data.y - boxHeight / 2);
+    context.arc(data.x, data.y, radius, angle, -angle);
+  } else {
+    context.arc(data.x, data.y, data.size + padding, 0, Math.PI * 2);
+  }
+  context.closePath();
+  context.fill();
+  context.shadowBlur = 0;
+  drawDiscNodeLabel(context, data, settings);
 }
 
 /**
@@ -65,13 +91,15 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
   const renderer = useRef<Sigma | undefined>(undefined);
   const callbacks = useRef({ onSelect, onDrawn });
   callbacks.current = { onSelect, onDrawn };
+  const theme = useThemeProperties(THEME_PROPERTIES);
+  const themeRef = useRef(theme);
+  themeRef.current = theme;
 
   useEffect(() => {
     const el = container.current;
     if (!el) return;
     const started = performance.now();
     const graph = new Graph({ multi: true, type: 'directed', allowSelfLoops: false });
-    const colours = kindColours(nodes.map((n) => n.kind));
     const degree = new Map<string, number>();
     for (const e of edges) {
       degree.set(e.source, (degree.get(e.source) ?? 0) + 1);
@@ -86,7 +114,7 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
         x: Math.cos(a) * r,
         y: Math.sin(a) * r,
         size: 3 + Math.min(12, Math.sqrt(degree.get(n.id) ?? 0) * 2),
-        color: colours.get(n.kind),
+        color: kindColour(n.kind),
       });
     });
     for (const e of edges) {
@@ -96,8 +124,14 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
     let edgesWaitForLayout = graph.size > LAYOUT_HIDES_EDGES_ABOVE;
     const sigma = new Sigma(graph, el, {
       renderEdgeLabels: false,
+      labelColor: { color: themeRef.current['--text'] || '#000' },
+      defaultDrawNodeHover: (context, data, settings) =>
+        drawThemedHover(context, data, settings, themeRef.current),
       // Small graphs can afford every label; big ones show labels as the camera zooms in.
       labelRenderedSizeThreshold: nodes.length <= 150 ? 0 : 7,
+      // Sigma also keeps one label per 100 px cell; a picture of a few dozen nodes (the Review page's)
+      // names every node, even two drawn side by side.
+      labelDensity: nodes.length <= 40 ? 100 : 1,
       defaultEdgeType: 'arrow',
       zIndex: true,
       // Panning redraws every frame; edges and labels are most of that work, so they wait for the stop.
@@ -173,6 +207,11 @@ export function GraphCanvas({ nodes, edges, selected, onSelect, layoutMs = 3000,
       renderer.current = undefined;
     };
   }, [nodes, edges, layoutMs]);
+
+  // A theme change repaints the labels in the theme's text colour (the hover box reads themeRef).
+  useEffect(() => {
+    renderer.current?.setSetting('labelColor', { color: theme['--text'] || '#000' });
+  }, [theme]);
 
   // Highlight the selected node without rebuilding the graph.
   useEffect(() => {

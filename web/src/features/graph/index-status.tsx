@@ -3,6 +3,7 @@
 import { useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import type { ApiError } from '../../lib/api.ts';
+import { count } from '../../lib/plural.ts';
 import { field, throttle, useHubEvents } from '../../lib/stream.ts';
 import { useQuery } from '../../lib/use-query.ts';
 import { graphReindex, hubSummary } from './api.ts';
@@ -56,11 +57,11 @@ export function IndexStatus() {
           {graph.indexing || graph.files_pending > 0 ? (
             <p>
               <label>
-                Indexing: {graph.files_pending.toLocaleString()} files left{' '}
+                Indexing: {count(graph.files_pending, 'file')} left{' '}
                 <progress
                   max={graph.files + graph.files_pending}
                   value={graph.files}
-                  aria-valuetext={`${graph.files_pending} files left`}
+                  aria-valuetext={`${count(graph.files_pending, 'file')} left`}
                 />
               </label>
             </p>

@@ -3,8 +3,10 @@
 import { type FormEvent, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { TruncatedNotice } from '../../components/truncated-notice.tsx';
-import { useQuery } from '../../lib/use-query.ts';
+import { count } from '../../lib/plural.ts';
+import { type Query, useQuery } from '../../lib/use-query.ts';
 import { graphContext, graphImpact, graphReferences, graphRenamePlan } from './api.ts';
+import { KindSwatch } from './kinds.tsx';
 
 type Tab = 'context' | 'references' | 'impact' | 'rename';
 const TABS: { id: Tab; label: string }[] = [
@@ -33,7 +35,7 @@ function ItemList({ items, onSelect }: { items: Item[]; onSelect: (uid: string) 
             {it.label}
           </button>{' '}
           <span className="muted">
-            {it.kind}
+            <KindSwatch kind={it.kind} /> {it.kind}
             {it.file_path ? ` · ${it.file_path}${it.line ? `:${it.line}` : ''}` : ''}
           </span>
         </li>
@@ -51,8 +53,9 @@ function Ambiguous({ results, onSelect }: { results: Item[]; onSelect: (uid: str
   );
 }
 
-function ContextPanel({ uid, onSelect }: { uid: string; onSelect: (uid: string) => void }) {
-  const q = useQuery(`ctx:${uid}`, (signal) => graphContext(uid, signal));
+type ContextQuery = Query<Extract<Awaited<ReturnType<typeof graphContext>>, { ok: true }>['value']>;
+
+function ContextPanel({ q, onSelect }: { q: ContextQuery; onSelect: (uid: string) => void }) {
   if (q.state.status === 'error')
     return <ErrorNotice error={q.state.error} onRetry={q.reload} module="graph" />;
   const v = q.state.value;
@@ -63,7 +66,9 @@ function ContextPanel({ uid, onSelect }: { uid: string; onSelect: (uid: string) 
     <>
       <dl className="facts">
         <dt>Kind</dt>
-        <dd>{d.node.kind}</dd>
+        <dd>
+          <KindSwatch kind={d.node.kind} /> {d.node.kind}
+        </dd>
         <dt>Name</dt>
         <dd>
           <code>{d.node.qualified_name}</code>
@@ -118,7 +123,7 @@ function ReferencesPanel({ uid, onSelect }: { uid: string; onSelect: (uid: strin
   return (
     <>
       <p>
-        {d.total_count} references
+        {count(d.total_count, 'reference')}
         {Object.keys(d.by_kind).length > 0
           ? ` (${Object.entries(d.by_kind)
               .map(([k, n]) => `${k} ${n}`)
@@ -145,7 +150,7 @@ function ImpactPanel({ uid, onSelect }: { uid: string; onSelect: (uid: string) =
   return (
     <>
       <p>
-        {d.impacted_count} impacted across {d.files_affected} files ({d.direction}, depth {d.depth})
+        {d.impacted_count} impacted across {count(d.files_affected, 'file')} ({d.direction}, depth {d.depth})
       </p>
       {(
         [
@@ -210,7 +215,7 @@ function RenamePlan({ uid, name, onSelect }: { uid: string; name: string; onSele
         <strong>
           {d.old_name} → {d.new_name}
         </strong>
-        : {d.total_edits} edits in {d.files} files; risk{' '}
+        : {count(d.total_edits, 'edit')} in {count(d.files, 'file')}; risk{' '}
         <span className={`badge badge-risk-${d.risk}`}>{d.risk}</span>
       </p>
       {d.risk_reasons.length > 0 ? (
@@ -244,13 +249,34 @@ function RenamePlan({ uid, name, onSelect }: { uid: string; name: string; onSele
   );
 }
 
+/**
+ * What a uid names, for the title until the hub answers: `code:method:src/a.ts::Shape.area` → `Shape.area`,
+ * `code:file:src/a.ts` → `a.ts`, `doc:heading:README.md#usage` → `usage` (DESIGN.md's uid forms).
+ */
+export function uidLabel(uid: string): string {
+  const symbol = uid.lastIndexOf('::');
+  if (symbol >= 0) return uid.slice(symbol + 2);
+  const heading = uid.indexOf('#');
+  if (uid.startsWith('doc:heading:') && heading >= 0) return uid.slice(heading + 1);
+  const path = uid.replace(/^(folder|code:file|doc:file|code:external):/, '');
+  return path.split('/').filter(Boolean).pop() ?? uid;
+}
+
 export function NodePanel({ uid, onSelect }: { uid: string; onSelect: (uid: string) => void }) {
   const [tab, setTab] = useState<Tab>('context');
+  // The context names the node for the title and fills the first tab: one request for both.
+  const context = useQuery(`ctx:${uid}`, (signal) => graphContext(uid, signal));
+  const data = context.state.value?.data;
+  const node = data && 'node' in data ? data.node : undefined;
   return (
     <section className="card node-panel" aria-labelledby="node-title" data-testid="node-panel">
-      <h2 id="node-title">
-        <code>{uid}</code>
+      <h2 id="node-title" className="node-title">
+        {node ? <KindSwatch kind={node.kind} /> : null} {node?.label ?? uidLabel(uid)}{' '}
+        {node ? <span className="muted node-kind">{node.kind}</span> : null}
       </h2>
+      <p className="node-uid">
+        <code>{uid}</code>
+      </p>
       <div role="tablist" aria-label="About this node" className="tabs">
         {TABS.map((t) => (
           <button
@@ -266,7 +292,7 @@ export function NodePanel({ uid, onSelect }: { uid: string; onSelect: (uid: stri
         ))}
       </div>
       <div role="tabpanel" aria-label={TABS.find((t) => t.id === tab)?.label}>
-        {tab === 'context' ? <ContextPanel uid={uid} onSelect={onSelect} /> : null}
+        {tab === 'context' ? <ContextPanel q={context} onSelect={onSelect} /> : null}
         {tab === 'references' ? <ReferencesPanel uid={uid} onSelect={onSelect} /> : null}
         {tab === 'impact' ? <ImpactPanel uid={uid} onSelect={onSelect} /> : null}
         {tab === 'rename' ? <RenamePanel uid={uid} onSelect={onSelect} /> : null}

@@ -4,8 +4,10 @@
 import { type FormEvent, lazy, Suspense, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { Page } from '../../components/page.tsx';
+import { count } from '../../lib/plural.ts';
 import { Link, navigate, useLocation } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
+import { KindLegend } from '../graph/kinds.tsx';
 import { changeGraph, loadChanges, type Report, type Source, sourceFrom } from './api.ts';
 import { FileDiff } from './diff-view.tsx';
 
@@ -86,6 +88,14 @@ const RISK_BADGE = {
   high: 'badge-error',
 } as const;
 
+/** How a commit was tied to the task, in words (the API's `link`). */
+const LINK_WORDS: Record<string, string> = {
+  trailer: 'names the task in a trailer',
+  message: 'names the task in its message',
+  branch: "on the task's branch",
+  merge: "merges the task's branch",
+};
+
 function Summary({ data, source }: { data: Report; source: Source }) {
   const s = data.summary;
   return (
@@ -95,8 +105,9 @@ function Summary({ data, source }: { data: Report; source: Source }) {
         <span className={`badge ${RISK_BADGE[data.risk_level]}`}>{data.risk_level}</span>
       </div>
       <p>
-        {s.files} file(s), {s.symbols} changed symbol(s), {s.will_break} direct dependent(s) that may break,{' '}
-        {s.consumers} dependent(s) in all, {s.tests} test file(s) to run, {s.tasks} task(s) naming the files.
+        {count(s.files, 'file')}, {count(s.symbols, 'changed symbol')},{' '}
+        {count(s.will_break, 'direct dependent')} that may break, {count(s.consumers, 'dependent')} in all,{' '}
+        {count(s.tests, 'test file')} to run, {count(s.tasks, 'task')} naming the files.
       </p>
       <ul className="risk-reasons">
         {data.risk_reasons.map((r) => (
@@ -114,7 +125,7 @@ function Summary({ data, source }: { data: Report; source: Source }) {
                 </Link>{' '}
                 {c.subject}{' '}
                 <span className="muted">
-                  ({c.author}, {new Date(c.time).toLocaleString()}, {c.link})
+                  ({c.author}, {new Date(c.time).toLocaleString()}, {LINK_WORDS[c.link] ?? c.link})
                 </span>
               </li>
             ))}
@@ -261,9 +272,12 @@ export default function ReviewPage() {
                 </button>
               </div>
               {graph ? (
-                <Suspense fallback={<p className="muted">Loading the canvas…</p>}>
-                  <GraphCanvas nodes={graph.nodes} edges={graph.edges} layoutMs={1500} />
-                </Suspense>
+                <>
+                  <KindLegend nodes={graph.nodes} />
+                  <Suspense fallback={<p className="muted">Loading the canvas…</p>}>
+                    <GraphCanvas nodes={graph.nodes} edges={graph.edges} layoutMs={1500} />
+                  </Suspense>
+                </>
               ) : null}
             </section>
           ) : null}

@@ -1,6 +1,7 @@
 // At a glance: what the hub holds and whether anything needs a look (errors in the last hour, task
 // files that do not parse), each linking to the page that shows more.
 import { ErrorNotice } from '../../components/error-notice.tsx';
+import { count } from '../../lib/plural.ts';
 import { Link } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
 import { hubSummary } from './api.ts';
@@ -26,7 +27,9 @@ export function SummaryPanel() {
             {v.tasks ? (
               <Link to="/board">
                 {v.tasks.total} on the board
-                {v.tasks.parse_errors > 0 ? ` (⚠ ${v.tasks.parse_errors} files do not parse)` : ''}
+                {v.tasks.parse_errors > 0
+                  ? ` (⚠ ${count(v.tasks.parse_errors, 'file does', 'files do')} not parse)`
+                  : ''}
               </Link>
             ) : (
               'tasks module off'
@@ -36,7 +39,8 @@ export function SummaryPanel() {
           <dd>
             {v.graph ? (
               <Link to="/graph">
-                {v.graph.nodes} nodes, {v.graph.edges} edges{v.graph.indexing ? ' (indexing)' : ''}
+                {count(v.graph.nodes, 'node')}, {count(v.graph.edges, 'edge')}
+                {v.graph.indexing ? ' (indexing)' : ''}
               </Link>
             ) : (
               'not running'
