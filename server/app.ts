@@ -85,7 +85,11 @@ export async function buildApp(hub: Hub, options: BuildAppOptions = {}): Promise
 
   // 1. Security first: a refused request reaches nothing else; then the per-client rate limit.
   registerSecurity(app, hub.config, logins);
-  registerRateLimit(app, new RateLimiter(hub.config.rateLimit));
+  registerRateLimit(app, new RateLimiter(hub.config.rateLimit), {
+    // Decorated below, once the MCP routes exist; a request only arrives after that.
+    hasSession: (id) => app.mcpSessions.has(id),
+    loginOf: (cookie) => logins.sessionOf(cookie),
+  });
 
   // 2. One error shape for Fastify's own failures too.
   app.setErrorHandler((error: FastifyError, request, reply) => {

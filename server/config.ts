@@ -19,6 +19,8 @@ export interface Config {
   token: string | undefined;
   /** Idle MCP sessions are closed after this many milliseconds. */
   mcpSessionIdleMs: number;
+  /** Open MCP sessions at most; a new one beyond it closes the longest idle (COS_MCP_MAX_SESSIONS). */
+  mcpMaxSessions: number;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   /** Milliseconds one search (per layer) may hold the thread before it answers `transient` (COS_SEARCH_BUDGET_MS). */
@@ -54,6 +56,9 @@ function positive(text: string | undefined, fallback: number): number {
   const n = Number(text);
   return text !== undefined && Number.isFinite(n) && n > 0 ? n : fallback;
 }
+
+/** About 45 KB each (2,000 grew the hub by 91 MB): 256 agents are more than one machine runs. */
+export const DEFAULT_MAX_SESSIONS = 256;
 
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
@@ -91,6 +96,7 @@ export function loadConfig(
     agentDir: under(stateDir, pick('agent-dir', 'COS_AGENT_DIR'), 'agents'),
     token,
     mcpSessionIdleMs: Number.isFinite(idleMinutes) && idleMinutes > 0 ? idleMinutes * 60_000 : 30 * 60_000,
+    mcpMaxSessions: Math.max(1, Math.floor(positive(env.COS_MCP_MAX_SESSIONS, DEFAULT_MAX_SESSIONS))),
     bodyLimitBytes: Number(env.COS_BODY_LIMIT_BYTES ?? 4 * 1024 * 1024),
     requestTimeoutMs: Math.round(positive(env.COS_REQUEST_TIMEOUT_MS, 30_000)),
     searchBudgetMs: Math.round(positive(env.COS_SEARCH_BUDGET_MS, DEFAULT_SEARCH_BUDGET_MS)),

@@ -22,6 +22,11 @@ export class HubStatus {
   problems(): string[] {
     const out: string[] = [];
     if (this.database) out.push(this.database);
+    const mcp = this.mcpSessions?.();
+    if (mcp && mcp.open >= mcp.limit)
+      out.push(
+        `${mcp.open} MCP sessions are open, COS_MCP_MAX_SESSIONS: each new session closes the longest idle one (${mcp.evicted_over_limit} so far); clients should end the sessions they are done with (DELETE /mcp), or raise the limit`,
+      );
     if (this.log.failing !== null)
       out.push(
         `$COS_STATE_DIR/.mcp.log cannot be written (${this.log.failing}); ${this.log.dropped} log lines dropped so far: free space on the state directory's disk (or make it writable); the hub keeps answering meanwhile`,

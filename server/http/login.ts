@@ -55,15 +55,20 @@ export class LoginSessions {
   }
 
   isSignedIn(cookieHeader: string | undefined): boolean {
-    if (this.sessions.size === 0) return false;
+    return this.sessionOf(cookieHeader) !== undefined;
+  }
+
+  /** The digest of the live login session the cookie header names, or undefined (none, unknown, expired). */
+  sessionOf(cookieHeader: string | undefined): string | undefined {
+    if (this.sessions.size === 0) return undefined;
     const value = cookieValue(cookieHeader, LOGIN_COOKIE);
-    if (!value) return false;
+    if (!value) return undefined;
     const k = key(value);
     const expiresAt = this.sessions.get(k);
-    if (expiresAt === undefined) return false;
-    if (expiresAt >= this.now()) return true;
+    if (expiresAt === undefined) return undefined;
+    if (expiresAt >= this.now()) return k;
     this.sessions.delete(k);
-    return false;
+    return undefined;
   }
 
   private sweep(): void {

@@ -1,7 +1,7 @@
-// Per-client rate limiting: a token bucket per MCP session (or per remote address for REST), so one
-// runaway agent cannot starve the others. A refused request answers 429 with a `transient` envelope
+// Per-client rate limiting: a token bucket per client the hub knows (a real MCP session, a login, else the
+// connection, under a ceiling per address), so one runaway agent or script cannot starve the others. A refused request answers 429 with a `transient` envelope
 // and Retry-After: waiting and retrying is exactly the right recovery.
-import type { FastifyInstance } from 'fastify';
+import type { FastifyInstance, FastifyReply } from 'fastify';
 import { sendError } from './error-reply.ts';
 
 export interface RateLimit {
@@ -54,6 +54,16 @@ export class RateLimiter {
     return Math.ceil(((1 - bucket.tokens) / this.limit.perSecond) * 1000);
   }
 
+  /** Gives back a token taken for a request that was refused after all. */
+  refund(key: string): void {
+    const bucket = this.buckets.get(key);
+    if (bucket) bucket.tokens = Math.min(this.limit.burst, bucket.tokens + 1);
+  }
+
+  get rate(): RateLimit {
+    return this.limit;
+  }
+
   /** Forgets clients whose buckets have refilled: they would start full anyway. */
   private sweep(now: number): void {
     const refillMs = (this.limit.burst / this.limit.perSecond) * 1000;
@@ -65,18 +75,74 @@ export class RateLimiter {
   }
 }
 
-export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter): void {
+/** Who the hub knows a request to come from; never what the request merely claims. */
+export interface KnownCallers {
+  /** Whether the hub holds this MCP session (it made it at initialize). */
+  hasSession(id: string): boolean;
+  /** The login session a Cookie header names, when the hub issued it and it is live. */
+  loginOf(cookieHeader: string | undefined): string | undefined;
+}
+
+/** How much more than one client all the anonymous clients of one address may send together. */
+export const ADDRESS_FACTOR = 4;
+
+const connections = new WeakMap<object, number>();
+let nextConnection = 0;
+
+/** A number per TCP connection: the one thing an anonymous caller cannot change without a new one. */
+function connectionOf(socket: object): number {
+  let n = connections.get(socket);
+  if (n === undefined) {
+    n = ++nextConnection;
+    connections.set(socket, n);
+  }
+  return n;
+}
+
+/**
+ * The bucket a request spends from. A real MCP session or a live login cookie is a client of its own;
+ * anything else (REST without a login, an initialize, a made-up Mcp-Session-Id) is its connection, and
+ * all the anonymous connections of one address also share a ceiling ADDRESS_FACTOR times one client's,
+ * so opening connections cannot dodge the limit, while one throttled script leaves room for the SPA.
+ */
+export function callerKey(
+  known: KnownCallers,
+  headers: { 'mcp-session-id'?: string | string[]; cookie?: string },
+  socket: object,
+): { key: string; anonymous: boolean } {
+  const session = headers['mcp-session-id'];
+  if (typeof session === 'string' && known.hasSession(session))
+    return { key: `mcp:${session}`, anonymous: false };
+  const login = known.loginOf(headers.cookie);
+  if (login !== undefined) return { key: `login:${login}`, anonymous: false };
+  return { key: `conn:${connectionOf(socket)}`, anonymous: true };
+}
+
+export function registerRateLimit(app: FastifyInstance, limiter: RateLimiter, known: KnownCallers): void {
   if (!limiter.enabled) return;
-  // Callback style, not async: a promise per request costs a hot call µs.
-  app.addHook('onRequest', (request, reply, done) => {
-    const session = request.headers['mcp-session-id'];
-    const key = typeof session === 'string' ? `mcp:${session}` : `ip:${request.ip}`;
-    const waitMs = limiter.take(key);
-    if (waitMs === 0) return done();
+  const ceiling = new RateLimiter({
+    perSecond: limiter.rate.perSecond * ADDRESS_FACTOR,
+    burst: limiter.rate.burst * ADDRESS_FACTOR,
+  });
+  const refuse = (reply: FastifyReply, waitMs: number, who: string) => {
     const seconds = Math.max(1, Math.ceil(waitMs / 1000));
     reply.header('retry-after', String(seconds));
-    sendError(reply, 'transient', `too many requests from this client; retry after ${seconds} s`, {
+    sendError(reply, 'transient', `too many requests from ${who}; retry after ${seconds} s`, {
       status: 429,
     });
+  };
+  // Callback style, not async: a promise per request costs a hot call µs.
+  app.addHook('onRequest', (request, reply, done) => {
+    const { key, anonymous } = callerKey(known, request.headers, request.raw.socket);
+    const waitMs = limiter.take(key);
+    if (waitMs > 0) return refuse(reply, waitMs, 'this client');
+    if (anonymous) {
+      const sharedWaitMs = ceiling.take(`ip:${request.ip}`);
+      if (sharedWaitMs > 0) {
+        limiter.refund(key);
+        return refuse(reply, sharedWaitMs, 'this address (every client without an MCP session or a login)');
+      }
+    }
+    done();
   });
 }

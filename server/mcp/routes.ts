@@ -46,15 +46,21 @@ function isInitialize(body: unknown): boolean {
 }
 
 export async function registerMcpRoutes(app: FastifyInstance, hub: Hub): Promise<McpSessions> {
-  const sessions = new McpSessions(hub, hub.config.mcpSessionIdleMs);
-  // Each project has its own sessions: a session id from one project is unknown in every other.
+  // Each project has its own sessions (a session id from one project is unknown in every other), each
+  // under the same cap, and each project's cos_health counts its own.
+  const sessionsFor = (h: Hub): McpSessions => {
+    const made = new McpSessions(h, hub.config.mcpSessionIdleMs, hub.config.mcpMaxSessions);
+    if (h.services.status) h.services.status.mcpSessions = () => made.counts();
+    return made;
+  };
+  const sessions = sessionsFor(hub);
   const byHub = new Map<Hub, McpSessions>([[hub, sessions]]);
   const sessionsOf = (request: FastifyRequest): McpSessions => {
     const project = projectOfRequest(request.raw);
     if (!project) return sessions;
     let found = byHub.get(project.hub);
     if (!found) {
-      found = new McpSessions(project.hub, hub.config.mcpSessionIdleMs);
+      found = sessionsFor(project.hub);
       byHub.set(project.hub, found);
     }
     return found;

@@ -1,8 +1,11 @@
 // MCP sessions over Streamable HTTP: one transport, one Server and one ToolCalls per Mcp-Session-Id. Idle
-// sessions are evicted; modules changing sends notifications/tools/list_changed to every session.
+// sessions are evicted, and so is the longest idle one when a new session would pass the cap (clients
+// that never close their sessions would otherwise grow the hub without end); modules changing sends
+// notifications/tools/list_changed to every session.
 import { randomUUID } from 'node:crypto';
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { Hub } from '../hub.ts';
+import type { McpSessionCounts } from '../hub-status.ts';
 import { PROFILES, type ToolProfile } from '../tools/profiles.ts';
 import { ToolListings } from './listing.ts';
 import { createMcpServer } from './server.ts';
@@ -25,6 +28,8 @@ export interface SessionInfo {
   clientVersion?: string;
 }
 
+type EndReason = 'deleted' | 'evicted' | 'closed' | 'over the session limit';
+
 export class McpSessions {
   private readonly sessions = new Map<string, McpSession>();
   private readonly sweeper: NodeJS.Timeout;
@@ -32,11 +37,14 @@ export class McpSessions {
   /** tools/list, serialised once per profile and module change, for every session of this hub. */
   readonly listings: ToolListings;
   /** Called when a session ends (deleted, evicted or closed with the hub). */
-  onEnded: ((info: SessionInfo, reason: 'deleted' | 'evicted' | 'closed') => void) | undefined;
+  onEnded: ((info: SessionInfo, reason: EndReason) => void) | undefined;
+  private evictedIdle = 0;
+  private evictedOverLimit = 0;
 
   constructor(
     private readonly hub: Hub,
     private readonly idleMs: number,
+    private readonly limit: number = Number.POSITIVE_INFINITY,
     private readonly now: () => number = Date.now,
   ) {
     this.listings = new ToolListings(hub.registry, hub.modules);
@@ -49,6 +57,11 @@ export class McpSessions {
 
   get size(): number {
     return this.sessions.size;
+  }
+
+  /** Whether the session exists, without counting as its activity. */
+  has(id: string): boolean {
+    return this.sessions.has(id);
   }
 
   get(id: string): McpSession | undefined {
@@ -84,6 +97,7 @@ export class McpSessions {
       sessionIdGenerator: () => randomUUID(),
       intercept: (message) => toolCalls.intercept(message),
       onsessioninitialized: (id) => {
+        while (this.sessions.size >= this.limit) this.evictLongestIdle();
         const at = this.now();
         this.sessions.set(id, { id, transport, server, createdAt: at, lastActivityAt: at });
         // The client's name arrives with initialize; it is known by the time its first call is recorded.
@@ -99,7 +113,31 @@ export class McpSessions {
     return transport;
   }
 
-  private end(id: string, reason: 'deleted' | 'evicted' | 'closed'): void {
+  /** Counts for cos_health: open against the cap, and how many were closed by each rule since start. */
+  counts(): McpSessionCounts {
+    return {
+      open: this.sessions.size,
+      limit: Number.isFinite(this.limit) ? this.limit : 0,
+      evicted_over_limit: this.evictedOverLimit,
+      evicted_idle: this.evictedIdle,
+    };
+  }
+
+  private evictLongestIdle(): void {
+    let oldest: McpSession | undefined;
+    // Map order is creation order, not activity: look at every one (only at the cap, a few hundred).
+    for (const s of this.sessions.values())
+      if (!oldest || s.lastActivityAt < oldest.lastActivityAt) oldest = s;
+    if (!oldest) return;
+    this.evictedOverLimit++;
+    this.hub.logger.warn(
+      { scope: 'mcp', session: oldest.id, limit: this.limit },
+      'MCP session limit reached: closed the longest idle session for a new one (COS_MCP_MAX_SESSIONS)',
+    );
+    this.end(oldest.id, 'over the session limit');
+  }
+
+  private end(id: string, reason: EndReason): void {
     const session = this.sessions.get(id);
     if (!session) return;
     this.sessions.delete(id);
@@ -115,6 +153,7 @@ export class McpSessions {
     for (const session of [...this.sessions.values()]) {
       if (session.lastActivityAt < cutoff) {
         this.end(session.id, 'evicted');
+        this.evictedIdle++;
         evicted++;
       }
     }

@@ -24,6 +24,21 @@ export const HealthSchema = Type.Object(
       tables: Type.Record(Type.String(), Type.Integer(), { description: 'row count per table' }),
     }),
     modules: Type.Array(ModuleInfoSchema),
+    mcp_sessions: Type.Optional(
+      Type.Object(
+        {
+          open: Type.Integer(),
+          limit: Type.Integer({
+            description: 'COS_MCP_MAX_SESSIONS: a new session beyond it closes the longest idle one',
+          }),
+          evicted_over_limit: Type.Integer({ description: 'sessions closed for the limit since start' }),
+          evicted_idle: Type.Integer({
+            description: 'sessions closed since start for being idle (COS_MCP_SESSION_IDLE_MINUTES)',
+          }),
+        },
+        { description: 'MCP sessions open now against their limit' },
+      ),
+    ),
     problems: Type.Array(Type.String()),
   },
   { $id: 'Health' },
@@ -68,6 +83,7 @@ export const healthTool = defineTool({
     const problems: string[] = [];
     if (ctx.modules.loadError) problems.push(ctx.modules.loadError);
     problems.push(...(ctx.services.status?.problems() ?? []));
+    const mcpSessions = ctx.services.status?.mcpSessions?.();
     const fts5 = hasFts5(db);
     if (!fts5) problems.push('this SQLite build has no FTS5: search tools answer `unavailable`');
     return {
@@ -78,6 +94,7 @@ export const healthTool = defineTool({
       node_version: process.version,
       database: { schema_version: schemaVersion(db), size_bytes: size, fts5, tables },
       modules: ctx.modules.list(),
+      ...(mcpSessions ? { mcp_sessions: mcpSessions } : {}),
       problems,
     };
   },

@@ -1395,6 +1395,16 @@ export interface components {
                 };
             };
             modules: components["schemas"]["ModuleInfo"][];
+            /** @description MCP sessions open now against their limit */
+            mcp_sessions?: {
+                open: number;
+                /** @description COS_MCP_MAX_SESSIONS: a new session beyond it closes the longest idle one */
+                limit: number;
+                /** @description sessions closed for the limit since start */
+                evicted_over_limit: number;
+                /** @description sessions closed since start for being idle (COS_MCP_SESSION_IDLE_MINUTES) */
+                evicted_idle: number;
+            };
             problems: string[];
         };
         ModuleInfo: {
