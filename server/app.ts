@@ -14,6 +14,7 @@ import Fastify, {
 import { newErrorId } from './errors.ts';
 import { serverOptions } from './http/connection.ts';
 import { sendError } from './http/error-reply.ts';
+import { registerHookRoutes } from './http/hooks.ts';
 import { LoginSessions, registerLogin } from './http/login.ts';
 import { registerMetrics } from './http/metrics.ts';
 import { RateLimiter, registerRateLimit } from './http/rate-limit.ts';
@@ -151,6 +152,7 @@ export async function buildApp(hub: Hub, options: BuildAppOptions = {}): Promise
 
   // 5. REST routes from the registry, then MCP.
   await registerToolRoutes(app, hub);
+  registerHookRoutes(app, hub);
   app.decorate('mcpSessions', await registerMcpRoutes(app, hub));
   registerMetrics(app, hub, registerStream(app, hub));
 

@@ -5,6 +5,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
+import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
@@ -171,6 +172,10 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   services.status = status;
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
   services.git ??= createGitService(config.repo);
+  // Agents as their hooks report them; presence counts of hook and MCP sessions come from it alone.
+  const agents = createAgentsService({ config, db, events, logger, modules, sessions, services, now });
+  services.agents = agents;
+  sessions.countsSource = () => agents.counts();
 
   /** Records a served call (and the session's last tool) once its answer is on its way. */
   function finish(
@@ -256,6 +261,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     async start() {
       sessions.endOrphans();
       if (config.recordCalls) calls.start();
+      agents.start();
       // Concurrently: the hub answers while every service indexes, and one failing start stops no other.
       await Promise.all(
         lifecycle.map(async (service) => {
@@ -270,6 +276,10 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     async close() {
       if (closed) return;
       closed = true;
+      // First: an edit's refresh still running needs the graph and docs services it calls.
+      await agents
+        .close()
+        .catch((err: unknown) => logger.error({ err, scope: 'hooks' }, 'hooks failed to close'));
       for (const service of [...lifecycle].reverse()) {
         try {
           await service.close?.();

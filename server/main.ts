@@ -1,4 +1,5 @@
-// CLI entry: `cos serve | index | module | doctor`. Reads the configuration, listens, closes gracefully.
+// CLI entry: `cos serve | index | module | doctor | connect | login`. Reads the configuration, listens,
+// closes gracefully.
 // Each command is imported when it runs, so `cos --version` or `cos module list` loads neither the
 // HTTP stack nor the graph (the build turns each import into a chunk of its own).
 import { parseArgs } from 'node:util';
@@ -14,6 +15,7 @@ const HELP: Record<string, () => Promise<string>> = {
   module: async () => (await import('./cli/module.ts')).MODULE_HELP,
   doctor: async () => (await import('./cli/doctor.ts')).DOCTOR_HELP,
   login: async () => (await import('./cli/login.ts')).LOGIN_HELP,
+  connect: async () => (await import('./cli/connect.ts')).CONNECT_HELP,
   project: async () => PROJECT_HELP,
 };
 
@@ -29,6 +31,9 @@ async function main(argv: string[]): Promise<number> {
       'tasks-dir': { type: 'string' },
       force: { type: 'boolean' },
       fix: { type: 'boolean' },
+      remove: { type: 'boolean' },
+      'dry-run': { type: 'boolean' },
+      url: { type: 'string' },
       slug: { type: 'string' },
       help: { type: 'boolean', short: 'h' },
       version: { type: 'boolean', short: 'v' },
@@ -44,7 +49,17 @@ async function main(argv: string[]): Promise<number> {
     console.log(HUB_VERSION);
     return 0;
   }
-  const { help: _help, version: _version, force, fix, slug, ...flags } = values;
+  const {
+    help: _help,
+    version: _version,
+    force,
+    fix,
+    slug,
+    remove,
+    'dry-run': dryRun,
+    url,
+    ...flags
+  } = values;
   const config = loadConfig(process.env, flags as Flags);
   try {
     switch (command) {
@@ -61,6 +76,8 @@ async function main(argv: string[]): Promise<number> {
         });
       case 'doctor':
         return await (await import('./cli/doctor.ts')).doctor(config, { fix: fix === true });
+      case 'connect':
+        return (await import('./cli/connect.ts')).connectCommand(config, rest, { remove, dryRun, url });
       case 'login':
         return await (await import('./cli/login.ts')).loginCommand(config);
       default:

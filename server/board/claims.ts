@@ -3,7 +3,8 @@
 // claim at a time in this process, so parallel claims do not all pick the same first task; across
 // processes the write lock and the re-run of the step keep two sessions from claiming one task.
 import { ToolError } from '../errors.ts';
-import type { Actor } from './model.ts';
+import { requireTaskId } from './ids.ts';
+import { type Actor, parseTaskId, taskKey } from './model.ts';
 import type { QualityGates } from './quality-gates.ts';
 import type { Reconciler } from './reconcile.ts';
 import type { BoardStore } from './store.ts';
@@ -11,7 +12,7 @@ import { contentHash } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
 import type { Transitions } from './transitions.ts';
 import type { TaskView } from './views.ts';
-import { nowIso, type Step, type WritePath } from './write-path.ts';
+import { nowIso, type Step, taskQueueKey, type WritePath } from './write-path.ts';
 
 export interface ClaimResult {
   claimed: boolean;
@@ -108,11 +109,82 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
     });
   }
 
+  /**
+   * Every task in progress with the session holding it and the repository paths its references name
+   * (edit conflicts count them as that agent's files; URLs and task keys are not paths).
+   */
+  function inProgress(): {
+    id: string;
+    title: string;
+    agent_session: string | null;
+    started: string | null;
+    paths: string[];
+  }[] {
+    const out = [];
+    for (const key of store.statusKeys('in_progress', 10_000)) {
+      const row = store.get(parseTaskId(key) ?? 0);
+      if (!row) continue;
+      let refs: unknown = [];
+      try {
+        refs = JSON.parse(row.refs);
+      } catch {
+        // An index row from before references were kept: no paths.
+      }
+      const paths = (Array.isArray(refs) ? refs : [])
+        .filter(
+          (r): r is string =>
+            typeof r === 'string' && !/^[a-z][a-z0-9+.-]*:/i.test(r) && !/^TASK-\d+$/i.test(r),
+        )
+        .map((r) =>
+          r
+            .trim()
+            .replace(/^\.\//, '')
+            .replace(/#.*$/, '')
+            .replace(/:\d+(?::\d+)?$/, ''),
+        )
+        .filter((r) => r !== '' && !r.startsWith('/') && !r.split('/').includes('..'));
+      out.push({
+        id: row.key,
+        title: row.title,
+        agent_session: row.agent_session,
+        started: row.started,
+        paths,
+      });
+    }
+    return out;
+  }
+
+  /**
+   * Returns a task whose claimant is gone to the ready queue (icebox, or emergency when it was claimed
+   * from there), with the reason in its history. Only while it is still in progress under that same
+   * session: a task someone moved or re-claimed meanwhile is left alone (null).
+   */
+  async function release(
+    idText: string,
+    claimant: string,
+    reason: string,
+    actor: Actor,
+  ): Promise<TaskView | null> {
+    const id = requireTaskId(idText);
+    const now = nowIso();
+    return writes.durableChange(taskQueueKey(id), (): Step<TaskView | null> => {
+      const l = reconciler.load(id);
+      if (l.doc.fields.status !== 'in_progress' || l.doc.fields.agent_session !== claimant)
+        return { done: null };
+      const claimedFrom = [...store.events(id, 0, 10_000)]
+        .reverse()
+        .find((e) => e.to_status === 'in_progress')?.from_status;
+      const back = claimedFrom === 'emergency' ? 'emergency' : 'icebox';
+      const plan = transitions.planMove(l, back, { reason, release: true }, actor, false, now);
+      return { ...plan, commit: () => plan.commit().task };
+    });
+  }
+
   /** The in-progress task an agent session holds (presence shows it), or null. */
   function claimedBy(agentSession: string): { id: string; title: string } | null {
     const row = store.claimedBy(agentSession);
     return row ? { id: row.key, title: row.title } : null;
   }
 
-  return { claimNext, claimedBy };
+  return { claimNext, claimedBy, inProgress, release };
 }

@@ -6,7 +6,7 @@
 //   edits.ts        creating a task, editing its fields and sections, appending to its work log
 //   transitions.ts  moves between columns and the gates a task passes to enter one
 //   wip.ts          WIP caps: the gate and the report
-//   claims.ts       claim-next and which task a session holds
+//   claims.ts       claim-next, which task a session holds, and releasing a dead claim (reclaim)
 //   reads.ts        the board, one task, the ready queue, history, dependencies, configuration
 //   search.ts       full-text task search
 import type { Logger } from 'pino';
@@ -118,6 +118,8 @@ export function createBoardService(options: BoardServiceOptions) {
     wipCheck: wip.check,
     config: reads.config,
     claimedBy: claims.claimedBy,
+    inProgress: claims.inProgress,
+    release: claims.release,
     parseErrors: reads.parseErrors,
     settings,
     store,

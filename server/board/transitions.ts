@@ -3,7 +3,15 @@
 // A claim is a move to in_progress (claims.ts builds on planMove).
 import { ToolError } from '../errors.ts';
 import { requireTaskId } from './ids.ts';
-import { type Actor, canTransition, type Status, type TaskFields, TRANSITIONS } from './model.ts';
+import {
+  type Actor,
+  canTransition,
+  READY_LABEL,
+  type Status,
+  type TaskFields,
+  TRANSITIONS,
+  taskKey,
+} from './model.ts';
 import type { GateOptions, QualityGates } from './quality-gates.ts';
 import type { Loaded, Reconciler } from './reconcile.ts';
 import { appendLog, workLogLine } from './task-file.ts';
@@ -21,6 +29,11 @@ import {
 
 export interface MoveOptions extends WriteOptions, BypassOptions, GateOptions {
   reason?: string | undefined;
+  /**
+   * A release of a dead claim (reclaim): the task leaves its claimant (agent_session cleared) and goes
+   * back to the ready queue (the ready label added when it lacks it).
+   */
+  release?: boolean | undefined;
 }
 
 export interface TransitionsOptions {
@@ -94,7 +107,12 @@ export function createTransitions({
       status: to,
       started: to === 'in_progress' && f.started === null ? now : f.started,
       completed: to === 'complete' ? now : to === 'archive' ? f.completed : null,
-      agent_session: to === 'in_progress' && actor.agentSession ? actor.agentSession : f.agent_session,
+      agent_session: opts.release
+        ? null
+        : to === 'in_progress' && actor.agentSession
+          ? actor.agentSession
+          : f.agent_session,
+      labels: opts.release && !f.labels.includes(READY_LABEL) ? [...f.labels, READY_LABEL] : f.labels,
       version: f.version + 1,
     };
     let sections = l.doc.sections;
@@ -113,7 +131,7 @@ export function createTransitions({
           change: claimed ? 'claimed' : 'moved',
           old_status: from,
           new_status: to,
-          agent_session: actor.agentSession ?? fields.agent_session,
+          agent_session: actor.agentSession ?? (opts.release ? f.agent_session : fields.agent_session),
           source: actor.source,
           version: fields.version,
         },

@@ -15,6 +15,7 @@ export const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--s
        cos module list | enable <id> | disable <id>
        cos project add [path] [--slug S] [--state-dir DIR] | list | remove <slug>
        cos doctor [--fix]
+       cos connect claude-code|codex|gemini [--remove] [--dry-run] [--url URL]
        cos login          a one-time link that signs a browser in (when COS_HUB_TOKEN is set)
        cos --version | --help
 

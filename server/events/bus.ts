@@ -2,13 +2,17 @@
 // subscribe. Every event gets a monotonically increasing id and is kept in a bounded ring buffer so a
 // reconnecting client can ask for what it missed (Last-Event-ID) or learn that it must resync.
 
-export type HubEventType =
-  | 'task-updated'
-  | 'presence-updated'
-  | 'tool-called'
-  | 'index-progress'
-  | 'module-changed'
-  | 'log-warning';
+export const HUB_EVENT_TYPES = [
+  'task-updated',
+  'presence-updated',
+  'tool-called',
+  'index-progress',
+  'module-changed',
+  'log-warning',
+  'agent-event',
+  'agent-conflict',
+] as const;
+export type HubEventType = (typeof HUB_EVENT_TYPES)[number];
 
 export interface HubEvent<T = unknown> {
   id: number;

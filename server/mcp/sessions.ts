@@ -68,7 +68,7 @@ export class McpSessions {
     const session = this.sessions.get(id);
     if (session) {
       session.lastActivityAt = this.now();
-      this.hub.sessions.touched(id);
+      this.hub.sessions.touched(id, session.server.getClientVersion());
     }
     return session;
   }

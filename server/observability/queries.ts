@@ -241,3 +241,26 @@ export function timeline(
     next_cursor: entries.length > limit && last ? `${last.at}:${last.kind}:${last.id}` : null,
   };
 }
+
+export interface ErrorCounts {
+  /** Tool calls that answered an error envelope. */
+  failed_calls: number;
+  /** Errors the hub logged (error and fatal). */
+  logged_errors: number;
+}
+
+/**
+ * The hub's problems since a time: the one count of them every page shows (the hub summary, the
+ * Activity page), so no two places disagree about how many there were.
+ */
+export function errorCounts(db: Db, since: number): ErrorCounts {
+  const failed_calls = db
+    .prepare('SELECT count(*) FROM tool_call_rows WHERE at >= ? AND ok = 0')
+    .pluck()
+    .get(since) as number;
+  const logged_errors = db
+    .prepare("SELECT count(*) FROM log_events WHERE at >= ? AND level IN ('error', 'fatal')")
+    .pluck()
+    .get(since) as number;
+  return { failed_calls, logged_errors };
+}

@@ -45,6 +45,13 @@ export class SessionTracker {
   private readonly timer: NodeJS.Timeout;
   private readonly upsert;
   private readonly finish;
+  private readonly endedSince;
+  private readonly byName;
+  /**
+   * The counts presence events carry. The hub points it at the agents service, which counts hook and
+   * MCP sessions as one list; alone, the tracker counts its MCP sessions.
+   */
+  countsSource: (() => Record<Lifecycle, number>) | undefined;
 
   constructor(
     private readonly db: Db,
@@ -57,6 +64,14 @@ export class SessionTracker {
        ON CONFLICT (id) DO UPDATE SET client_name = excluded.client_name, client_version = excluded.client_version,
          last_activity_at = excluded.last_activity_at, last_tool = excluded.last_tool,
          agent_session = excluded.agent_session, calls = excluded.calls`,
+    );
+    this.endedSince = db.prepare(
+      `SELECT id, client_name, client_version, created_at, last_activity_at, last_tool, agent_session, calls, ended_at, end_reason
+       FROM mcp_sessions WHERE ended_at IS NOT NULL AND ended_at >= ? ORDER BY ended_at DESC LIMIT ?`,
+    );
+    this.byName = db.prepare(
+      `SELECT id, client_name, client_version, created_at, last_activity_at, last_tool, agent_session, calls, ended_at, end_reason
+       FROM mcp_sessions WHERE ended_at IS NOT NULL AND (id = ? OR agent_session = ?) ORDER BY ended_at DESC LIMIT 20`,
     );
     this.finish = db.prepare(
       'UPDATE mcp_sessions SET ended_at = ?, end_reason = ?, last_activity_at = ?, last_tool = ?, agent_session = ?, calls = ? WHERE id = ?',
@@ -97,10 +112,16 @@ export class SessionTracker {
     this.publish();
   }
 
-  touched(id: string): void {
+  touched(id: string, client?: { name?: string; version?: string }): void {
     const live = this.live.get(id);
     if (!live) return;
     live.last_activity_at = this.now();
+    // initialize's clientInfo is set after the session is created: take it on the next request, so a
+    // client that never calls a tool still shows its name.
+    if (!live.client_name && client?.name) {
+      live.client_name = client.name;
+      live.client_version = client.version ?? null;
+    }
     if (this.lastLifecycle.get(id) !== 'active') this.checkLifecycles();
   }
 
@@ -152,12 +173,26 @@ export class SessionTracker {
         end_reason: null,
       }))
       .sort((a, b) => b.last_activity_at - a.last_activity_at);
-    const ended = this.db
-      .prepare(
-        `SELECT id, client_name, client_version, created_at, last_activity_at, last_tool, agent_session, calls, ended_at, end_reason
-         FROM mcp_sessions WHERE ended_at IS NOT NULL AND ended_at >= ? ORDER BY ended_at DESC LIMIT ?`,
-      )
-      .all(now - endedWithinMs, endedLimit) as Omit<SessionView, 'lifecycle'>[];
+    // Presence asks for open sessions alone on every hook event it counts: no query for them.
+    const ended =
+      endedLimit === 0
+        ? []
+        : (this.endedSince.all(now - endedWithinMs, endedLimit) as Omit<SessionView, 'lifecycle'>[]);
+    return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const }))];
+  }
+
+  /** Every session with this id or naming it as agent_session: open ones, then those ended (newest first). */
+  find(idOrAgentSession: string): SessionView[] {
+    const now = this.now();
+    const open = [...this.live.values()]
+      .filter((s) => s.id === idOrAgentSession || s.agent_session === idOrAgentSession)
+      .map((s) => ({
+        ...s,
+        lifecycle: lifecycleOf(s.last_activity_at, now) as Lifecycle,
+        ended_at: null,
+        end_reason: null,
+      }));
+    const ended = this.byName.all(idOrAgentSession, idOrAgentSession) as Omit<SessionView, 'lifecycle'>[];
     return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const }))];
   }
 
@@ -188,7 +223,10 @@ export class SessionTracker {
   }
 
   private publish(): void {
-    this.events.publish('presence-updated', { counts: this.counts(), open: this.live.size });
+    this.events.publish('presence-updated', {
+      counts: this.countsSource?.() ?? this.counts(),
+      open: this.live.size,
+    });
   }
 
   close(): void {

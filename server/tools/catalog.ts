@@ -1,5 +1,6 @@
 // Every tool the product serves, one import per layer. Tools written only to exercise the registry live
 // under test/, not here.
+import { agentTools } from './agents/index.ts';
 import { boardTools } from './board/index.ts';
 import type { AnyTool } from './define.ts';
 import { docsTools } from './docs/index.ts';
@@ -13,6 +14,7 @@ import { superviseTools } from './supervise/index.ts';
 export const catalog: readonly AnyTool[] = [
   ...kernelTools,
   ...observabilityTools,
+  ...agentTools,
   ...boardTools,
   ...memoryTools,
   ...docsTools,

@@ -32,9 +32,13 @@ export const taskClaimNextTool = defineTool({
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   http: { method: 'POST', path: '/api/board/claim-next', operationId: 'boardClaimNext' },
-  handler(ctx, input) {
+  async handler(ctx, input) {
     // Over MCP the transport session identifies the agent when it does not name itself.
     const session = input.agent_session ?? ctx.caller.mcpSessionId;
+    // Tasks whose claimants are gone go back to the queue first, so this claim can take them; a task
+    // whose claimant is alive stays in progress and is never handed out. A context built with the board
+    // alone (its unit tests) has no agents to ask; the claim then goes on without the sweep.
+    await ctx.services.agents?.sweepClaims();
     return boardOf(ctx).claimNext(actorOf(ctx, session), {
       swimlane: input.swimlane,
       bypass_wip: input.bypass_wip,

@@ -11,6 +11,7 @@ import { taskEditTool } from './edit.ts';
 import { taskHistoryTool } from './history.ts';
 import { taskMoveTool } from './move.ts';
 import { taskReadyTool } from './ready.ts';
+import { taskReclaimTool } from './reclaim.ts';
 import { taskRetroTool } from './retro.ts';
 import { taskSearchTool } from './search.ts';
 import { taskShowTool } from './show.ts';
@@ -26,6 +27,7 @@ export const boardTools: AnyTool[] = [
   taskEditTool,
   workLogAppendTool,
   taskClaimNextTool,
+  taskReclaimTool,
   taskReadyTool,
   taskSearchTool,
   taskHistoryTool,

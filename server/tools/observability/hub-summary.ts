@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { errorCounts } from '../../observability/queries.ts';
 import type { HubServices, ToolContext } from '../context.ts';
 import { defineTool } from '../define.ts';
 import { LifecycleSchema } from './schemas.ts';
@@ -41,7 +42,9 @@ export const hubSummaryTool = defineTool({
       Type.Null(),
     ]),
     agents: Type.Record(LifecycleSchema, Type.Integer()),
-    errors_last_hour: Type.Integer({ description: 'tool calls that answered an error, and logged errors' }),
+    errors_last_hour: Type.Integer({ description: 'failed_calls_last_hour + logged_errors_last_hour' }),
+    failed_calls_last_hour: Type.Integer({ description: 'tool calls that answered an error envelope' }),
+    logged_errors_last_hour: Type.Integer({ description: 'errors the hub logged' }),
   }),
   annotations: { readOnlyHint: true },
   http: { method: 'GET', path: '/api/hub/summary' },
@@ -60,17 +63,16 @@ export const hubSummaryTool = defineTool({
     }
     const graph = graphSummary(ctx);
     calls.flush();
-    const since = sessions.now() - HOUR_MS;
-    const failedCalls = ctx.db
-      .prepare('SELECT count(*) FROM tool_call_rows WHERE at >= ? AND ok = 0')
-      .pluck()
-      .get(since) as number;
-    const loggedErrors = ctx.db
-      .prepare("SELECT count(*) FROM log_events WHERE at >= ? AND level IN ('error', 'fatal')")
-      .pluck()
-      .get(since) as number;
+    const errors = errorCounts(ctx.db, sessions.now() - HOUR_MS);
     sessions.checkLifecycles();
-    return { tasks, graph, agents: sessions.counts(), errors_last_hour: failedCalls + loggedErrors };
+    return {
+      tasks,
+      graph,
+      agents: ctx.services.agents.counts(),
+      errors_last_hour: errors.failed_calls + errors.logged_errors,
+      failed_calls_last_hour: errors.failed_calls,
+      logged_errors_last_hour: errors.logged_errors,
+    };
   },
 });
 

@@ -1,46 +1,14 @@
 import { Type } from '@sinclair/typebox';
-import type { SessionView } from '../../observability/sessions.ts';
-import type { ToolContext } from '../context.ts';
+import { countAgents } from '../../agents/presence.ts';
+import { AgentSchema } from '../agents/schemas.ts';
 import { defineTool } from '../define.ts';
 import { LifecycleSchema, SessionSchema } from './schemas.ts';
-
-const AgentSchema = Type.Object({
-  session_id: Type.String(),
-  client: Type.Union([Type.String(), Type.Null()], { description: 'client name and version' }),
-  lifecycle: LifecycleSchema,
-  last_tool: Type.Union([Type.String(), Type.Null()]),
-  last_activity_at: Type.Integer(),
-  agent_session: Type.Union([Type.String(), Type.Null()]),
-  claimed_task: Type.Union([Type.Object({ id: Type.String(), title: Type.String() }), Type.Null()], {
-    description: 'the in-progress task this agent session holds, when the board knows one',
-  }),
-});
-
-type ClaimedTaskLookup = (agentSession: string) => { id: string; title: string } | null;
-
-/** The board's in-progress task for an agent session, when the board is there and enabled to ask. */
-function claimedTaskLookup(ctx: ToolContext): ClaimedTaskLookup {
-  const board = (ctx.services as Partial<typeof ctx.services>).board;
-  return board && ctx.modules.isEnabled('tasks') ? board.claimedBy : () => null;
-}
-
-function agentOf(s: SessionView, claimed: ClaimedTaskLookup) {
-  return {
-    session_id: s.id,
-    client: s.client_name ? `${s.client_name}${s.client_version ? ` ${s.client_version}` : ''}` : null,
-    lifecycle: s.lifecycle,
-    last_tool: s.last_tool,
-    last_activity_at: s.last_activity_at,
-    agent_session: s.agent_session,
-    claimed_task: s.agent_session ? claimed(s.agent_session) : null,
-  };
-}
 
 export const presenceQueryTool = defineTool({
   name: 'cos_presence_query',
   title: 'Who is connected',
   description:
-    'Agents connected now: client, lifecycle, last tool and claimed task. Check it before taking work others may hold.',
+    'Agents working with this hub, from their hooks and MCP sessions: client, model, lifecycle, what each is doing, files edited and claimed task. Check it before taking work others may hold.',
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(
@@ -56,10 +24,8 @@ export const presenceQueryTool = defineTool({
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/api/presence/agents' },
   handler: (ctx, input) => {
-    const { sessions } = ctx.services.observability;
-    const claimed = claimedTaskLookup(ctx);
-    const list = sessions.list().filter((s) => input.include_ended || s.lifecycle !== 'ended');
-    return { entries: list.map((s) => agentOf(s, claimed)), counts: sessions.counts() };
+    const entries = ctx.services.agents.agents({ includeEnded: input.include_ended === true });
+    return { entries, counts: countAgents(entries.filter((a) => a.lifecycle !== 'ended')) };
   },
 });
 
@@ -89,26 +55,22 @@ export const presenceNowTool = defineTool({
     counts: Type.Record(LifecycleSchema, Type.Integer()),
     agents: Type.Array(
       Type.Object({
-        session_id: Type.String(),
+        id: Type.String(),
         client: Type.Union([Type.String(), Type.Null()]),
         lifecycle: LifecycleSchema,
-        last_tool: Type.Union([Type.String(), Type.Null()]),
+        activity: Type.Union([Type.String(), Type.Null()]),
       }),
     ),
   }),
   annotations: { readOnlyHint: true },
   http: { method: 'GET', path: '/api/presence/now' },
   handler: (ctx) => {
-    const { sessions } = ctx.services.observability;
-    const open = sessions.list(0, 0).filter((s) => s.lifecycle !== 'ended');
+    const open = ctx.services.agents.agents();
     return {
-      counts: sessions.counts(),
-      agents: open.slice(0, 20).map((s) => ({
-        session_id: s.id,
-        client: s.client_name,
-        lifecycle: s.lifecycle,
-        last_tool: s.last_tool,
-      })),
+      counts: countAgents(open),
+      agents: open
+        .slice(0, 20)
+        .map((a) => ({ id: a.id, client: a.client, lifecycle: a.lifecycle, activity: a.activity })),
     };
   },
 });

@@ -1,19 +1,11 @@
 import { Type } from '@sinclair/typebox';
+import { HUB_EVENT_TYPES } from '../../events/bus.ts';
 import { defineTool } from '../define.ts';
 
 export const HubEventSchema = Type.Object(
   {
     id: Type.Integer(),
-    type: Type.Union(
-      [
-        'task-updated',
-        'presence-updated',
-        'tool-called',
-        'index-progress',
-        'module-changed',
-        'log-warning',
-      ].map((t) => Type.Literal(t)),
-    ),
+    type: Type.Union(HUB_EVENT_TYPES.map((t) => Type.Literal(t))),
     at: Type.Integer({ description: 'ms since the epoch' }),
     data: Type.Unknown(),
   },

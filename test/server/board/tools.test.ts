@@ -39,6 +39,7 @@ describe('board tools', () => {
       'cos_task_history',
       'cos_task_move',
       'cos_task_ready',
+      'cos_task_reclaim',
       'cos_task_retro',
       'cos_task_search',
       'cos_task_show',

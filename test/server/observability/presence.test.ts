@@ -57,11 +57,11 @@ test('a session goes active → present → idle → ended as time passes, and p
   const agents = await client.callTool({ name: 'cos_presence_query', arguments: {} });
   const data = (
     agents.structuredContent as {
-      data: { entries: { session_id: string; lifecycle: string }[]; counts: Record<string, number> };
+      data: { entries: { id: string; lifecycle: string }[]; counts: Record<string, number> };
     }
   ).data;
   // The presence query itself is a request: the session is active again.
-  assert.equal(data.entries.find((e) => e.session_id === id)?.lifecycle, 'active');
+  assert.equal(data.entries.find((e) => e.id === id)?.lifecycle, 'active');
 
   // DELETE /mcp ends the session.
   await (client.transport as unknown as { terminateSession(): Promise<void> }).terminateSession();
@@ -77,7 +77,7 @@ test('/api/presence/now summarises the open sessions', async () => {
   await client.callTool({ name: 'cos_test_echo', arguments: { text: 'x' } });
   const body = (await t.app.inject({ method: 'GET', url: '/api/presence/now', headers: host })).json();
   assert.ok(body.data.counts.active >= 1);
-  assert.ok(body.data.agents.some((a: { last_tool: string }) => a.last_tool === 'cos_test_echo'));
+  assert.ok(body.data.agents.some((a: { activity: string }) => a.activity === 'called cos_test_echo'));
   await client.close();
 });
 

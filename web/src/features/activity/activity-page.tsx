@@ -1,5 +1,6 @@
-// Activity: who is connected and what each agent is doing, every tool call as it happens (status,
-// category, latency), recent warnings and errors with their error ids, and calls and latency per tool.
+// Activity: who is working on what, every agent (from its hooks and MCP session) with what it is doing
+// now, one agent's timeline and files, edit conflicts, every tool call as it happens (status, category,
+// latency), the last hour's problems, and calls and latency per tool.
 import { useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { ModuleGate } from '../../components/module-gate.tsx';
@@ -8,10 +9,17 @@ import { Link } from '../../lib/router.tsx';
 import { field, throttle, useHubEvents, useStreamStatus } from '../../lib/stream.ts';
 import { useQuery } from '../../lib/use-query.ts';
 import {
-  type Lifecycle,
+  AgentDetail,
+  AgentsCard,
+  ConflictsCard,
+  time,
+  useSelectedAgent,
+  WorkingOn,
+} from './agents-panels.tsx';
+import {
   type MetricsWindow,
   metrics,
-  presenceAgents,
+  problemCounts,
   recentErrors,
   type TimelineEntry,
   timeline,
@@ -31,6 +39,10 @@ const OWN_READS = new Set([
   'cos_stream_history',
   'cos_module_list',
   'cos_health',
+  'cos_hub_summary',
+  'cos_agent_activity',
+  'cos_task_board',
+  'cos_hook_settings',
 ]);
 
 function isOwnRead(data: unknown): boolean {
@@ -47,75 +59,8 @@ function useReloadOn(types: Parameters<typeof useHubEvents>[0], reload: () => vo
   });
 }
 
-const LIFECYCLE: Record<Lifecycle, string> = {
-  active: '● active',
-  present: '◐ present',
-  idle: '○ idle',
-  ended: '✕ ended',
-};
-
 function millis(ms: number): string {
   return ms < 10 ? `${ms.toFixed(1)} ms` : `${Math.round(ms)} ms`;
-}
-
-function time(ms: number): string {
-  return new Date(ms).toLocaleTimeString();
-}
-
-function ago(ms: number): string {
-  const s = Math.max(0, Math.round((Date.now() - ms) / 1000));
-  if (s < 60) return `${s} s ago`;
-  if (s < 3600) return `${Math.round(s / 60)} min ago`;
-  return `${Math.round(s / 3600)} h ago`;
-}
-
-function Agents() {
-  const query = useQuery('presence-agents', (signal) => presenceAgents(signal));
-  useReloadOn(['presence-updated', 'tool-called'], query.reload, 500);
-  const entries = query.state.value?.data.entries ?? [];
-  return (
-    <section className="card" aria-labelledby="agents-title">
-      <h2 id="agents-title">Agents</h2>
-      {query.state.status === 'error' ? (
-        <ErrorNotice error={query.state.error} onRetry={query.reload} />
-      ) : null}
-      {entries.length === 0 && query.state.value ? (
-        <p className="muted">No agent is connected. Connect one from Health &amp; Settings.</p>
-      ) : null}
-      {entries.length > 0 ? (
-        <table className="table" data-testid="agents">
-          <thead>
-            <tr>
-              <th scope="col">Agent</th>
-              <th scope="col">State</th>
-              <th scope="col">Doing</th>
-              <th scope="col">Last seen</th>
-            </tr>
-          </thead>
-          <tbody>
-            {entries.map((a) => (
-              <tr key={a.session_id}>
-                <td>
-                  {a.client ?? 'unknown client'}
-                  {a.agent_session ? <div className="muted">{a.agent_session}</div> : null}
-                </td>
-                <td className={`lifecycle lifecycle-${a.lifecycle}`}>{LIFECYCLE[a.lifecycle]}</td>
-                <td>
-                  {a.claimed_task ? (
-                    <Link to={`/board?task=${encodeURIComponent(a.claimed_task.id)}`}>
-                      {a.claimed_task.id}: {a.claimed_task.title}
-                    </Link>
-                  ) : null}
-                  {a.last_tool ? <div className="muted">last: {a.last_tool}</div> : null}
-                </td>
-                <td>{ago(a.last_activity_at)}</td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
-      ) : null}
-    </section>
-  );
 }
 
 function CallRow({ entry }: { entry: TimelineEntry }) {
@@ -212,17 +157,45 @@ function LiveCalls() {
   );
 }
 
-function Errors() {
-  const query = useQuery('recent-errors', (signal) => recentErrors(signal));
-  useReloadOn(['log-warning'], query.reload, 1000);
-  const entries = query.state.value?.data.entries ?? [];
+// Problems in the last hour: the same counts as the hub summary on Health & Settings (one query serves
+// both), the tools whose calls failed, and the warnings and errors the hub logged.
+function Problems() {
+  const counts = useQuery('problem-counts', (signal) => problemCounts(signal));
+  const logs = useQuery('recent-errors', (signal) => recentErrors(signal));
+  const calls = useQuery('metrics:1h', (signal) => metrics('1h', signal));
+  useReloadOn(['log-warning', 'tool-called'], counts.reload, 2000);
+  useReloadOn(['log-warning'], logs.reload, 1000);
+  useReloadOn(['tool-called'], calls.reload, 2000);
+  const c = counts.state.value?.data;
+  const failing = (calls.state.value?.data.rows ?? []).filter((r) => r.errors > 0);
+  const entries = logs.state.value?.data.entries ?? [];
   return (
-    <section className="card" aria-labelledby="errors-title">
-      <h2 id="errors-title">Recent warnings and errors</h2>
-      {query.state.status === 'error' ? (
-        <ErrorNotice error={query.state.error} onRetry={query.reload} />
+    <section className="card" aria-labelledby="errors-title" data-testid="problems">
+      <h2 id="errors-title">Problems, last hour</h2>
+      {counts.state.status === 'error' ? (
+        <ErrorNotice error={counts.state.error} onRetry={counts.reload} />
       ) : null}
-      {entries.length === 0 && query.state.value ? <p className="muted">✓ None logged.</p> : null}
+      {c ? (
+        <p data-testid="problem-counts">
+          {c.errors_last_hour === 0
+            ? '✓ No failed call and no logged error.'
+            : `${c.failed_calls_last_hour} failed tool call${c.failed_calls_last_hour === 1 ? '' : 's'}, ${c.logged_errors_last_hour} logged error${c.logged_errors_last_hour === 1 ? '' : 's'}.`}
+        </p>
+      ) : null}
+      {failing.length > 0 ? (
+        <ul className="compact-list">
+          {failing.map((r) => (
+            <li key={r.tool}>
+              <code>{r.tool}</code>: {r.errors} failed (
+              {Object.entries(r.errors_by_category)
+                .map(([k, n]) => `${k} ${n}`)
+                .join(', ')}
+              )
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {entries.length > 0 ? <h3>Logged warnings and errors</h3> : null}
       <ul className="log-list">
         {entries.map((e) => (
           <li key={e.id}>
@@ -236,6 +209,7 @@ function Errors() {
           </li>
         ))}
       </ul>
+      {entries.length === 0 && logs.state.value ? <p className="muted">Nothing logged.</p> : null}
     </section>
   );
 }
@@ -327,6 +301,7 @@ function Charts() {
 
 export default function ActivityPage() {
   const stream = useStreamStatus();
+  const [selected, select] = useSelectedAgent();
   return (
     <Page
       title="Activity"
@@ -341,8 +316,11 @@ export default function ActivityPage() {
     >
       <ModuleGate modules={['observability']}>
         <div className="grid">
-          <Agents />
-          <Errors />
+          <WorkingOn />
+          <AgentsCard selected={selected} onSelect={select} />
+          <AgentDetail agentId={selected} />
+          <ConflictsCard />
+          <Problems />
           <LiveCalls />
           <Charts />
         </div>

@@ -39,3 +39,24 @@ export function recentErrors(signal?: AbortSignal) {
     api.GET('/api/observability/logs', { params: { query: { level: 'warn', limit: 20 } }, signal }),
   );
 }
+
+export type HookEvent = Json<
+  paths['/api/agents/activity']['get']['responses'][200]
+>['data']['entries'][number];
+type ActivityQuery = NonNullable<paths['/api/agents/activity']['get']['parameters']['query']>;
+
+export function agentActivity(query: ActivityQuery, signal?: AbortSignal) {
+  return call(api.GET('/api/agents/activity', { params: { query }, signal }));
+}
+
+/** The board's in-progress column: who is working on what. */
+export function inProgress(signal?: AbortSignal) {
+  return call(
+    api.GET('/api/board/list', { params: { query: { status: 'in_progress', limit: 100 } }, signal }),
+  );
+}
+
+/** The hub's counts of problems in the last hour (the hub summary's, so every page agrees). */
+export function problemCounts(signal?: AbortSignal) {
+  return call(api.GET('/api/hub/summary', { signal }));
+}

@@ -1,6 +1,7 @@
 import { Page } from '../../components/page.tsx';
 import { ConnectPanel } from './connect-panel.tsx';
 import { HealthPanel } from './health-panel.tsx';
+import { HooksPanel } from './hooks-panel.tsx';
 import { ModulesPanel } from './modules-panel.tsx';
 import { SummaryPanel } from './summary-panel.tsx';
 
@@ -12,6 +13,7 @@ export default function SettingsPage() {
         <SummaryPanel />
         <ConnectPanel />
         <ModulesPanel />
+        <HooksPanel />
       </div>
     </Page>
   );

@@ -53,7 +53,16 @@ export function SummaryPanel() {
             </Link>
           </dd>
           <dt>Errors, last hour</dt>
-          <dd>{v.errors_last_hour === 0 ? '✓ none' : <Link to="/activity">⚠ {v.errors_last_hour}</Link>}</dd>
+          <dd data-testid="summary-errors">
+            {v.errors_last_hour === 0 ? (
+              '✓ none'
+            ) : (
+              <Link to="/activity">
+                ⚠ {v.failed_calls_last_hour} failed tool call{v.failed_calls_last_hour === 1 ? '' : 's'},{' '}
+                {v.logged_errors_last_hour} logged error{v.logged_errors_last_hour === 1 ? '' : 's'}
+              </Link>
+            )}
+          </dd>
         </dl>
       ) : null}
     </section>

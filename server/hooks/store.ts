@@ -1,0 +1,270 @@
+// Hook events and hook sessions in SQLite. Events arrive at hundreds a second from many agents, so rows
+// are buffered and written in one transaction per turn of a short timer (or when the buffer fills);
+// every read flushes first, so a query always sees what was acknowledged. Retention matches tool calls.
+import type { Db } from '../db/open.ts';
+import type { EventKind, HookClient, Phase } from './normalize.ts';
+
+export interface StoredFile {
+  path: string;
+  role: 'edit' | 'read';
+}
+
+export interface HookEventRow {
+  id: number;
+  at: number;
+  agent: string;
+  client: HookClient;
+  event: string;
+  kind: EventKind;
+  phase: Phase | null;
+  tool: string | null;
+  ok: boolean | null;
+  summary: string;
+  files: StoredFile[];
+  detail: Record<string, unknown>;
+}
+
+export interface AgentSessionRow {
+  id: string;
+  client: HookClient;
+  model: string | null;
+  cwd: string | null;
+  started_at: number;
+  last_event_at: number;
+  activity: string | null;
+  events: number;
+  ended_at: number | null;
+  end_reason: string | null;
+}
+
+export interface EventFilter {
+  agent?: string | undefined;
+  since?: number | undefined;
+  kinds?: readonly EventKind[] | undefined;
+  /** Only events naming this path (repository-relative or absolute, as stored). */
+  path?: string | undefined;
+  failed?: boolean | undefined;
+  /** Events with an id below this one (the cursor of the previous page). */
+  beforeId?: number | undefined;
+  limit: number;
+}
+
+export interface FileTouch {
+  path: string;
+  agent: string;
+  role: 'edit' | 'read';
+  last_at: number;
+  times: number;
+}
+
+const FLUSH_MS = 25;
+const FLUSH_ROWS = 256;
+
+export class HookStore {
+  private pending: HookEventRow[] = [];
+  private dirtySessions = new Map<string, AgentSessionRow>();
+  private timer: NodeJS.Timeout | undefined;
+  private nextId: number;
+  private readonly insertEvent;
+  private readonly insertFile;
+  private readonly upsertSession;
+
+  constructor(private readonly db: Db) {
+    // Ids are assigned here, not by SQLite, so an event can be streamed (with its id) before its row is written.
+    this.nextId = ((db.prepare('SELECT max(id) FROM hook_events').pluck().get() as number | null) ?? 0) + 1;
+    this.insertEvent = db.prepare(
+      `INSERT INTO hook_events (id, at, agent, client, event, kind, phase, tool, ok, summary, detail)
+       VALUES (@id, @at, @agent, @client, @event, @kind, @phase, @tool, @ok, @summary, @detail)`,
+    );
+    this.insertFile = db.prepare(
+      'INSERT OR IGNORE INTO hook_event_files (path, event_id, agent, at, role) VALUES (?, ?, ?, ?, ?)',
+    );
+    this.upsertSession = db.prepare(
+      `INSERT INTO agent_sessions (id, client, model, cwd, started_at, last_event_at, activity, events, ended_at, end_reason)
+       VALUES (@id, @client, @model, @cwd, @started_at, @last_event_at, @activity, @events, @ended_at, @end_reason)
+       ON CONFLICT (id) DO UPDATE SET client = excluded.client, model = excluded.model, cwd = excluded.cwd,
+         last_event_at = excluded.last_event_at, activity = excluded.activity, events = excluded.events,
+         ended_at = excluded.ended_at, end_reason = excluded.end_reason`,
+    );
+  }
+
+  /** Queues an event; returns its id at once (the row is written within FLUSH_MS). */
+  add(row: Omit<HookEventRow, 'id'>): number {
+    const id = this.nextId++;
+    this.pending.push({ ...row, id });
+    if (this.pending.length >= FLUSH_ROWS) this.flush();
+    else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    return id;
+  }
+
+  /** Queues the session's current state to be written with the next batch. */
+  saveSession(session: AgentSessionRow): void {
+    const { id, client, model, cwd, started_at, last_event_at, activity, events, ended_at, end_reason } =
+      session;
+    this.dirtySessions.set(id, {
+      id,
+      client,
+      model,
+      cwd,
+      started_at,
+      last_event_at,
+      activity,
+      events,
+      ended_at,
+      end_reason,
+    });
+    this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+  }
+
+  flush(): void {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    if (this.pending.length === 0 && this.dirtySessions.size === 0) return;
+    const rows = this.pending;
+    const sessions = [...this.dirtySessions.values()];
+    this.pending = [];
+    this.dirtySessions.clear();
+    this.db.transaction(() => {
+      for (const s of sessions) this.upsertSession.run(s);
+      for (const row of rows) {
+        const id = row.id;
+        this.insertEvent.run({
+          id,
+          at: row.at,
+          agent: row.agent,
+          client: row.client,
+          event: row.event,
+          kind: row.kind,
+          phase: row.phase,
+          tool: row.tool,
+          ok: row.ok === null ? null : row.ok ? 1 : 0,
+          summary: row.summary,
+          detail: JSON.stringify(row.files.length ? { ...row.detail, files: row.files } : row.detail),
+        });
+        for (const f of row.files) this.insertFile.run(f.path, id, row.agent, row.at, f.role);
+      }
+    })();
+  }
+
+  events(f: EventFilter): HookEventRow[] {
+    this.flush();
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (f.agent !== undefined) {
+      where.push('e.agent = ?');
+      args.push(f.agent);
+    }
+    if (f.since !== undefined) {
+      where.push('e.at >= ?');
+      args.push(f.since);
+    }
+    if (f.beforeId !== undefined) {
+      where.push('e.id < ?');
+      args.push(f.beforeId);
+    }
+    if (f.kinds && f.kinds.length > 0) {
+      where.push(`e.kind IN (${f.kinds.map(() => '?').join(', ')})`);
+      args.push(...f.kinds);
+    }
+    if (f.failed !== undefined) where.push(f.failed ? 'e.ok = 0' : 'e.ok = 1');
+    if (f.path !== undefined) {
+      where.push('e.id IN (SELECT event_id FROM hook_event_files WHERE path = ?)');
+      args.push(f.path);
+    }
+    const sql = `SELECT e.* FROM hook_events e ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY e.id DESC LIMIT ?`;
+    const rows = this.db.prepare(sql).all(...args, f.limit) as {
+      id: number;
+      at: number;
+      agent: string;
+      client: HookClient;
+      event: string;
+      kind: EventKind;
+      phase: Phase | null;
+      tool: string | null;
+      ok: number | null;
+      summary: string;
+      detail: string;
+    }[];
+    return rows.map((r) => {
+      const detail = JSON.parse(r.detail) as Record<string, unknown> & { files?: StoredFile[] };
+      const files = detail.files ?? [];
+      delete detail.files;
+      return { ...r, ok: r.ok === null ? null : r.ok === 1, files, detail };
+    });
+  }
+
+  /** Who touched which files: per (path, agent, role) the latest time and how often, newest first. */
+  touches(f: {
+    agent?: string;
+    path?: string;
+    since?: number;
+    role?: 'edit' | 'read';
+    limit: number;
+  }): FileTouch[] {
+    this.flush();
+    const where: string[] = [];
+    const args: (string | number)[] = [];
+    if (f.agent !== undefined) {
+      where.push('agent = ?');
+      args.push(f.agent);
+    }
+    if (f.path !== undefined) {
+      where.push('path = ?');
+      args.push(f.path);
+    }
+    if (f.since !== undefined) {
+      where.push('at >= ?');
+      args.push(f.since);
+    }
+    if (f.role !== undefined) {
+      where.push('role = ?');
+      args.push(f.role);
+    }
+    return this.db
+      .prepare(
+        `SELECT path, agent, role, max(at) AS last_at, count(*) AS times FROM hook_event_files
+         ${where.length ? `WHERE ${where.join(' AND ')}` : ''} GROUP BY path, agent, role ORDER BY last_at DESC LIMIT ?`,
+      )
+      .all(...args, f.limit) as FileTouch[];
+  }
+
+  sessions(opts: { endedSince?: number; limit: number }): AgentSessionRow[] {
+    this.flush();
+    return this.db
+      .prepare(
+        `SELECT * FROM agent_sessions WHERE ended_at IS NULL OR ended_at >= ? ORDER BY last_event_at DESC LIMIT ?`,
+      )
+      .all(opts.endedSince ?? 0, opts.limit) as AgentSessionRow[];
+  }
+
+  session(id: string): AgentSessionRow | undefined {
+    this.flush();
+    return this.db.prepare('SELECT * FROM agent_sessions WHERE id = ?').get(id) as
+      | AgentSessionRow
+      | undefined;
+  }
+
+  /** Deletes events older than maxAgeMs or beyond maxRows, and sessions that ended before the cutoff. */
+  applyRetention(now: number, retention: { maxAgeMs: number; maxRows: number }): number {
+    this.flush();
+    const cutoff = now - retention.maxAgeMs;
+    const maxId = (this.db.prepare('SELECT max(id) FROM hook_events').pluck().get() as number | null) ?? 0;
+    const floor = Math.max(0, maxId - retention.maxRows);
+    return this.db.transaction(() => {
+      let n = this.db.prepare('DELETE FROM hook_events WHERE at < ? OR id <= ?').run(cutoff, floor).changes;
+      n += this.db
+        .prepare('DELETE FROM hook_event_files WHERE at < ? OR event_id <= ?')
+        .run(cutoff, floor).changes;
+      n += this.db
+        .prepare('DELETE FROM agent_sessions WHERE ended_at IS NOT NULL AND ended_at < ?')
+        .run(cutoff).changes;
+      return n;
+    })();
+  }
+
+  close(): void {
+    this.flush();
+  }
+}
