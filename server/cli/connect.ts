@@ -9,6 +9,7 @@ import {
   isConnectClient,
   planConnect,
 } from '../hooks/connect.ts';
+import { CONFIG_FLAGS_HELP } from './help.ts';
 
 export interface ConnectFlags {
   remove?: boolean;
@@ -23,7 +24,9 @@ export const CONNECT_HELP = `${CONNECT_USAGE}
 
 Writes the client's MCP server entry for this hub and its lifecycle hooks (pointing at the hub) into the
 project. Idempotent; keeps every setting it did not write. --remove takes out exactly what it added,
---dry-run prints the change and writes nothing, --url names the hub (default http://127.0.0.1:<port>).`;
+--dry-run prints the change and writes nothing, --url names the hub (default http://127.0.0.1:<port>).
+
+${CONFIG_FLAGS_HELP}`;
 
 /** The hub URL agents on this machine use: loopback and the configured port, unless given. */
 export function hubUrlOf(config: Config, url: string | undefined): string {

@@ -86,7 +86,7 @@ test('an edited function maps to its symbol, its consumers in tiers and the task
     );
     assert.equal(data.risk_level, 'medium');
     assert.match(data.risk_reasons.join(' '), /direct dependent/);
-    assert.match(data.risk_reasons.join(' '), /\b1 open task\(s\)/);
+    assert.match(data.risk_reasons.join(' '), /\b1 open task references\b/);
     assert.deepEqual(
       data.affected.tests.map((t: Item) => t.path),
       ['src/app.test.ts'],
