@@ -92,7 +92,7 @@ describe('projects', () => {
         assert.match((await tasks('gamma')) ?? '', /^2 /);
         assert.match(
           (await page.locator('[data-slug="beta"] [data-testid="project-graph"]').textContent()) ?? '',
-          /1 files · indexed/,
+          /1 file · indexed/,
         );
         assert.match(
           (await page.locator('[data-slug="beta"] .project-mcp code').textContent()) ?? '',

@@ -22,7 +22,7 @@ function freshness(graph: NonNullable<ProjectInfo['summary']>['graph']): string 
   const minutes = Math.round((Date.now() - graph.last_indexed_at) / 60_000);
   const age =
     minutes < 1 ? 'just now' : minutes < 60 ? `${minutes} min ago` : `${Math.round(minutes / 60)} h ago`;
-  return `${graph.files} files · indexed ${age}${graph.files_pending ? ` · ${graph.files_pending} pending` : ''}`;
+  return `${graph.files} file${graph.files === 1 ? '' : 's'} · indexed ${age}${graph.files_pending ? ` · ${graph.files_pending} pending` : ''}`;
 }
 
 function ProjectCard({ project }: { project: ProjectInfo }) {
