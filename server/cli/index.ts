@@ -2,7 +2,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from '../db/open.ts';
-import { type IndexProgress, Indexer } from '../graph/indexer.ts';
+import { Indexer, type IndexProgress } from '../graph/indexer.ts';
 import { ExtractPool } from '../graph/pool.ts';
 import { withoutTasks } from '../graph/service.ts';
 import { CONFIG_FLAGS_HELP } from './help.ts';
