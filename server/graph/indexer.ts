@@ -4,6 +4,7 @@
 import { isAbsolute } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
+import { decodeFacts } from './facts.ts';
 import { languageOf } from './parser.ts';
 import { type ExtractJob, type ExtractModel, type Extractor, extractHere } from './pool.ts';
 import { dirOf, normalize, readTsPaths } from './project.ts';
@@ -120,7 +121,7 @@ export class Indexer {
     this.store.loadNodeIds();
     const defsByFile = this.store.loadDefs();
     for (const row of this.store.allFiles()) {
-      const facts = JSON.parse(row.facts) as FileFacts;
+      const facts = decodeFacts(row.facts);
       const rec = this.makeRec(
         row.id,
         row.path,
@@ -432,7 +433,7 @@ export class Indexer {
           // One file's references at a time, read just before they are resolved: loading a whole
           // batch up front kept them alive across young-generation collections, and V8 promoted
           // them to the old generation, where they stayed as garbage until the next full GC.
-          const refs = (JSON.parse(freshFacts.get(p) ?? this.store.facts(rec.id)) as FileFacts).refs;
+          const refs = decodeFacts(freshFacts.get(p) ?? this.store.facts(rec.id)).refs;
           const { edges, importsFiles, unresolvedImports } = this.resolveOne(rec, refs);
           rec.unresolvedImports = unresolvedImports;
           for (const t of importsFiles) this.addImporter(t, p);

@@ -9,6 +9,7 @@ import type { Worker } from 'node:worker_threads';
 import { ConfinedRoot } from '../fs/confined.ts';
 import { startThread } from '../threads.ts';
 import { extractFile } from './extract/index.ts';
+import { encodeFacts } from './facts.ts';
 import type { Extraction, FileFacts, GraphNode, Language } from './types.ts';
 
 /** Languages any helper takes; the rarer ones all go to the first helper, so each grammar loads once. */
@@ -64,7 +65,7 @@ export type ExtractOutcome =
       error?: string;
       /** JSON of an ExtractModel. */
       model: string;
-      /** JSON of the FileFacts, as stored in graph_files.facts. */
+      /** The FileFacts as stored in graph_files.facts (facts.ts). */
       facts: string;
     };
 
@@ -108,7 +109,7 @@ export async function extractJob(root: string, job: ExtractJob): Promise<Extract
     hash,
     ms: performance.now() - t0,
     model: JSON.stringify({ nodes: ex.nodes, meta } satisfies ExtractModel),
-    facts: JSON.stringify(ex.facts),
+    facts: encodeFacts(ex.facts),
   };
   if (ex.error !== undefined) out.error = ex.error;
   return out;
