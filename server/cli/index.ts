@@ -79,7 +79,10 @@ export async function indexCommand(config: Config, args: string[], force: boolea
   let db: Db;
   try {
     mkdirSync(config.stateDir, { recursive: true });
-    db = openDatabase(join(config.stateDir, DB_FILE_NAME), { busyTimeoutMs: config.dbBusyTimeoutMs });
+    db = openDatabase(join(config.stateDir, DB_FILE_NAME), {
+      busyTimeoutMs: config.dbBusyTimeoutMs,
+      check: true,
+    });
   } catch (err) {
     await pool.close();
     throw err;
