@@ -4,30 +4,32 @@
 // objects (twice its sources), written once and read back whole for resolution.
 import type { EdgeType, FileFacts, Ref } from './types.ts';
 
-/** The stored form: `from` holds the referring uids, each ref `[type, from index, name, line, col, module, cls, recvType]`, trailing absent fields left out. */
+/**
+ * The stored form: `from` holds the referring uids, and each ref is `[type, from index, name, line,
+ * col]`, followed by an object of its other fields when it has any (`module`, `cls`, …: whatever the
+ * extractors record, so a new field needs no change here).
+ */
 interface Stored extends Omit<FileFacts, 'refs'> {
   v: 2;
   from: string[];
-  refs: (string | number | null)[][];
+  refs: Row[];
 }
+type Row = [string, number, string, number, number, Partial<Ref>?];
 
 export function encodeFacts(facts: FileFacts): string {
   const from: string[] = [];
   const index = new Map<string, number>();
-  const refs = facts.refs.map((r) => {
-    let k = index.get(r.from);
+  const refs = facts.refs.map((r): Row => {
+    const { type, from: source, name, line, col, ...other } = r;
+    let k = index.get(source);
     if (k === undefined) {
       k = from.length;
-      from.push(r.from);
-      index.set(r.from, k);
+      from.push(source);
+      index.set(source, k);
     }
-    const row: (string | number | null)[] = [r.type, k, r.name, r.line, r.col];
-    if (r.module !== undefined || r.cls !== undefined || r.recvType !== undefined) {
-      row.push(r.module ?? null);
-      if (r.cls !== undefined || r.recvType !== undefined) row.push(r.cls ?? null);
-      if (r.recvType !== undefined) row.push(r.recvType);
-    }
-    return row;
+    for (const key in other)
+      if (other[key as keyof typeof other] !== undefined) return [type, k, name, line, col, other];
+    return [type, k, name, line, col];
   });
   const { refs: _refs, ...rest } = facts;
   return JSON.stringify({ v: 2, ...rest, from, refs } satisfies Stored);
@@ -43,17 +45,12 @@ export function decodeFacts(text: string): FileFacts {
     refs: refs.map((row) => {
       const ref: Ref = {
         type: row[0] as EdgeType,
-        from: from[row[1] as number]!,
-        name: row[2] as string,
-        line: row[3] as number,
-        col: row[4] as number,
+        from: from[row[1]]!,
+        name: row[2],
+        line: row[3],
+        col: row[4],
       };
-      if (row.length > 5) {
-        if (row[5] !== null) ref.module = row[5] as string;
-        if (row[6] != null) ref.cls = row[6] as string;
-        if (row[7] != null) ref.recvType = row[7] as string;
-      }
-      return ref;
+      return row[5] ? Object.assign(ref, row[5]) : ref;
     }),
   };
 }

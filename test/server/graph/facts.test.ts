@@ -31,7 +31,7 @@ test('every fixture file: the compact facts decode to the extractor output, in l
     assert.deepEqual(decodeFacts(JSON.stringify(facts)), facts, f.path);
     plain += JSON.stringify(facts).length;
     compact += stored.length;
-    withOptional += facts.refs.filter((r) => r.module ?? r.cls ?? r.recvType).length;
+    withOptional += facts.refs.filter((r) => r.module ?? r.cls ?? r.recvType ?? r.local !== undefined).length;
   }
   assert.ok(withOptional > 10, 'the fixtures exercise the optional reference fields');
   // Small files with short paths: about 0.65 here, 0.4 on issue 16's mix (19 MB against 7.9 MB).
