@@ -2,7 +2,8 @@
 // outcomes back. On a 2-core machine one helper parses while the indexer thread writes on its
 // single connection.
 import { parentPort } from 'node:worker_threads';
-import { type ExtractOutcome, extractJob, type HelperReply, type HelperRequest } from './pool.ts';
+import { extractJob } from './extract-job.ts';
+import type { ExtractOutcome, HelperReply, HelperRequest } from './pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('extract-worker.ts runs only as a worker thread');

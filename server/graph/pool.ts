@@ -2,14 +2,10 @@
 // result; only paths go in and strings come back. Parsing is CPU-bound and independent per file;
 // everything after it (writes, resolution) stays on the indexer thread, which writes one batch while
 // the helpers extract the next. Without helpers (one core), the indexer thread extracts itself.
-import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import type { Worker } from 'node:worker_threads';
-import { ConfinedRoot } from '../fs/confined.ts';
 import { startThread } from '../threads.ts';
-import { extractFile } from './extract/index.ts';
-import { encodeFacts } from './facts.ts';
-import type { Extraction, FileFacts, GraphNode, Language } from './types.ts';
+import type { FileFacts, GraphNode, Language } from './types.ts';
 
 /** Languages any helper takes; the rarer ones all go to the first helper, so each grammar loads once. */
 const SHARED: ReadonlySet<Language> = new Set([
@@ -71,51 +67,13 @@ export type ExtractOutcome =
 /** Extracts `jobs` under the repository `root`; the outcomes are in the jobs' order. */
 export type Extractor = (root: string, jobs: ExtractJob[]) => Promise<ExtractOutcome[]>;
 
-const roots = new Map<string, ConfinedRoot>();
-const confinedRoot = (root: string): ConfinedRoot => {
-  const known = roots.get(root);
-  if (known) return known;
-  const made = new ConfinedRoot(root);
-  roots.set(root, made);
-  return made;
-};
-
 /**
- * One file, start to finish. Serializing here costs the helper the JSON it would otherwise cost the
- * indexer thread, hands back a few flat strings instead of an object graph to clone, and leaves no
- * parser string (a slice that pins the whole source text) in anything the indexer keeps.
+ * Extraction in the calling thread only. The extractors and the parser runtime are loaded on first
+ * use: a thread with helpers (the indexer's, `cos index`'s) never extracts, and starts sooner without
+ * them.
  */
-export async function extractJob(root: string, job: ExtractJob): Promise<ExtractOutcome> {
-  // Read through the confinement, not by path: the file may have become a symlink since it was walked.
-  const text = confinedRoot(root).readText(job.path);
-  if (text === undefined) return { status: 'unreadable' };
-  const hash = createHash('sha1').update(text).digest('hex');
-  if (job.known === hash) return { status: 'unchanged', hash };
-  const t0 = performance.now();
-  let ex: Extraction;
-  try {
-    ex = await extractFile(job.path, job.language, text);
-  } catch (err) {
-    ex = {
-      nodes: [],
-      facts: { refs: [], bindings: [], reexports: [] },
-      error: `extraction failed: ${(err as Error).message}`,
-    };
-  }
-  const { refs: _refs, ...meta } = ex.facts;
-  const out: ExtractOutcome = {
-    status: 'extracted',
-    hash,
-    ms: performance.now() - t0,
-    model: JSON.stringify({ nodes: ex.nodes, meta } satisfies ExtractModel),
-    facts: encodeFacts(ex.facts),
-  };
-  if (ex.error !== undefined) out.error = ex.error;
-  return out;
-}
-
-/** Extraction in the calling thread only. */
 export const extractHere: Extractor = async (root, jobs) => {
+  const { extractJob } = await import('./extract-job.ts');
   const out: ExtractOutcome[] = [];
   for (const job of jobs) out.push(await extractJob(root, job));
   return out;
