@@ -1,9 +1,9 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import pino from 'pino';
 import type { Config } from '../config.ts';
 import { DB_FILE_NAME, openDatabase } from '../db/open.ts';
 import { EventBus } from '../events/bus.ts';
+import { makeDirSync } from '../fs/make-dir.ts';
 import type { IndexProgress } from '../graph/indexer.ts';
 import { createGraphService } from '../graph/service.ts';
 import { CONFIG_FLAGS_HELP } from './help.ts';
@@ -74,7 +74,7 @@ export async function indexCommand(config: Config, args: string[], force: boolea
   if (running) return indexViaHub(running, config, args, force);
   // The graph service alone, on the hub's database (migrated here as the hub would): not the whole hub,
   // whose other services and tools this command never uses and would only slow its start.
-  mkdirSync(config.stateDir, { recursive: true });
+  makeDirSync(config.stateDir);
   const dbPath = join(config.stateDir, DB_FILE_NAME);
   const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs, check: true });
   const logger = pino({ level: 'warn' }, pino.destination(2));
