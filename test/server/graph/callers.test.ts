@@ -247,3 +247,23 @@ test('an edit inside a nested function changes it, and the callers of its enclos
     rmSync(repo, { recursive: true, force: true });
   }
 });
+
+test('a trace from a function follows the calls of the functions nested in it, from them', async () => {
+  // schedule hands its nested tick to run(); tick calls main, which calls buildReport.
+  const d = await g.data('cos_graph_trace', { entry: 'code:function:src/main.ts::schedule', max_depth: 2 });
+  const steps = d.steps.map((s: { depth: number; from: string; to: string }) => [s.depth, s.from, s.to]);
+  assert.deepEqual(
+    steps.filter(([depth]: [number]) => depth === 1),
+    [
+      [1, 'code:function:src/main.ts::schedule.tick', 'code:function:src/main.ts::main'],
+      [1, 'code:function:src/main.ts::schedule', 'code:external:(unresolved)::run'],
+    ],
+  );
+  assert.ok(
+    steps.some(
+      ([depth, from, to]: [number, string, string]) =>
+        depth === 2 && from === 'code:function:src/main.ts::main' && to === REPORT,
+    ),
+    JSON.stringify(steps),
+  );
+});
