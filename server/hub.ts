@@ -1,14 +1,15 @@
 // The hub's runtime: configuration, database, logger, event bus, module switches, the domain services and
 // the tool registry. buildApp() serves it; main.ts starts and stops it. Nothing here listens on a port.
 
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
+import { DatabaseFileGuard } from './db/file-guard.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
+import { makeDirSync } from './fs/make-dir.ts';
 import { createGitService } from './git/service.ts';
 import type { PassQueue } from './graph/pass-queue.ts';
 import { HubStatus } from './hub-status.ts';
@@ -137,8 +138,8 @@ class CallContext implements ToolContext {
 }
 
 export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
-  mkdirSync(config.stateDir, { recursive: true });
-  const logSink = new LogSink();
+  makeDirSync(config.stateDir);
+  const logSink = new LogSink({ repo: config.repo, stateDir: config.stateDir });
   const logFile = options.logger
     ? undefined
     : new LogFile(join(config.stateDir, LOG_FILE_NAME), options.logSync ?? false);
@@ -151,11 +152,22 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       ...(logFile ? { destination: logFile } : {}),
     });
   const dbPath = join(config.stateDir, DB_FILE_NAME);
-  const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs });
+  // A damaged file is refused here (quick_check), before anything is served from it or migrated.
+  const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs, check: true });
+  const dbFile = new DatabaseFileGuard(dbPath);
   const events = new EventBus();
   logSink.attach(db, events);
   const now = options.now ?? Date.now;
-  const calls = new CallRecorder(db, dbPath, events, logger, config.retention, now, config.dbBusyTimeoutMs);
+  const calls = new CallRecorder(
+    db,
+    dbPath,
+    events,
+    logger,
+    config.retention,
+    now,
+    config.dbBusyTimeoutMs,
+    dbFile.opened,
+  );
   const sessions = new SessionTracker(db, events, now);
   const modules = ModuleState.forStateDir(config.stateDir);
   if (modules.loadError) logger.warn({ scope: 'modules' }, modules.loadError);
@@ -164,10 +176,20 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   const { services, lifecycle }: { services: HubServices; lifecycle: ServiceLifecycle[] } =
     options.withoutServices
       ? { services: {} as HubServices, lifecycle: [] }
-      : createServices({ config, db, dbPath, logger, events, modules, passQueue: options.passQueue });
+      : createServices({
+          config,
+          db,
+          dbPath,
+          dbIdentity: dbFile.opened,
+          logger,
+          events,
+          modules,
+          passQueue: options.passQueue,
+        });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
   const status = new HubStatus();
+  status.database = dbFile;
   if (logFile) status.log = logFile.state;
   services.status = status;
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
@@ -291,6 +313,12 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       sessions.close();
       logSink.detach();
       db.close();
+      const removed = dbFile.close();
+      if (removed.length > 0)
+        logger.warn(
+          { scope: 'database', removed },
+          `${DB_FILE_NAME} was deleted or replaced while the hub ran: removed its old ${removed.join(' and ')}, so the next start does not apply them to the file now in its place`,
+        );
       logger.flush();
       logFile?.end();
     },

@@ -4,7 +4,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { type Config, insideRepo } from '../config.ts';
-import type { Db } from '../db/open.ts';
+import type { Db, FileIdentity } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import { startThread } from '../threads.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
@@ -64,6 +64,8 @@ export interface GraphServiceOptions {
   db: Db;
   /** The same database's file: the worker opens its own connection to it. */
   dbPath: string;
+  /** Which file dbPath was when the main connection opened it (the worker refuses any other). */
+  dbIdentity?: FileIdentity | undefined;
   events: EventBus;
   logger: Logger;
   /** Keep the graph current while the hub runs (default true). */
@@ -81,7 +83,7 @@ export interface GraphServiceOptions {
  * re-extracting, re-resolving and writing (CPU and the database's write lock) for headings and links
  * that say nothing about the code. Measured under bench:load in scripts/bench/README.md.
  */
-function withoutTasks(config: Config, walk: WalkOptions | undefined): WalkOptions | undefined {
+export function withoutTasks(config: Config, walk: WalkOptions | undefined): WalkOptions | undefined {
   const tasks = insideRepo(config.repo, config.tasksDir);
   if (tasks === null) return walk;
   return { ...walk, excludedPaths: [...(walk?.excludedPaths ?? []), tasks] };
@@ -136,6 +138,7 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
     if (worker) return worker;
     const data: WorkerData = {
       dbPath,
+      dbIdentity: serviceOptions.dbIdentity,
       repo: config.repo,
       ...(options.walk ? { walk: options.walk } : {}),
       ...(options.extractHelpers !== undefined ? { extractHelpers: options.extractHelpers } : {}),
