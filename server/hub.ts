@@ -7,9 +7,11 @@ import type { Logger } from 'pino';
 import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
+import { releaseDbCaches } from './db/caches.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
+import type { ExtractHelpers } from './graph/helpers.ts';
 import type { PassQueue } from './graph/pass-queue.ts';
 import { HubStatus } from './hub-status.ts';
 import { LogFile } from './log-file.ts';
@@ -54,6 +56,17 @@ export interface Hub {
   answer(tool: AnyTool, input: unknown, options: AnswerOptions): ToolAnswer | Promise<ToolAnswer>;
   /** A context for one call; `signal` and `progress` come from the adapter serving it. */
   context(caller: CallerInfo, extra?: ContextExtras): ToolContext;
+  /**
+   * When a tool of this hub was last called, by an agent or a person (ms since the epoch; the hub's own
+   * page polling does not count); its creation until then.
+   */
+  lastUsedAt(): number;
+  /**
+   * Lets go of what the hub can rebuild on its next call (projects/idle.ts): the graph's indexer thread,
+   * the writer threads, the caches kept beside the database. Watchers keep running, so freshness stays
+   * true. Resolves with what was let go (empty when there was nothing to).
+   */
+  release(): Promise<string[]>;
   /** Starts background work (indexers, watchers). The hub answers before it finishes. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -93,6 +106,8 @@ export interface CreateHubOptions {
   now?: () => number;
   /** One full index pass at a time across the projects of one process (see ProjectHubs). */
   passQueue?: PassQueue;
+  /** The process's extraction helper threads, shared by the projects' indexers. */
+  extractHelpers?: ExtractHelpers;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -164,7 +179,16 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   const { services, lifecycle }: { services: HubServices; lifecycle: ServiceLifecycle[] } =
     options.withoutServices
       ? { services: {} as HubServices, lifecycle: [] }
-      : createServices({ config, db, dbPath, logger, events, modules, passQueue: options.passQueue });
+      : createServices({
+          config,
+          db,
+          dbPath,
+          logger,
+          events,
+          modules,
+          passQueue: options.passQueue,
+          extractHelpers: options.extractHelpers,
+        });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
   const status = new HubStatus();
@@ -188,7 +212,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   ): ToolAnswer {
     const { envelope, text } = answer;
     const durationMs = performance.now() - t0;
-    if (config.recordCalls)
+    if (config.recordCalls && caller.background !== true)
       calls.record(
         tool,
         caller,
@@ -213,6 +237,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
 
   const parts: HubParts = { config, db, logger, services, modules, events };
   let closed = false;
+  let lastUsedAt = now();
   return {
     config,
     db,
@@ -229,6 +254,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       const { serialise } = options;
       if (!serialise) return Promise.resolve(this.answer(tool, input, options));
       const { caller, applyBudget, signal, progress } = options;
+      if (caller.background !== true) lastUsedAt = now();
       const startedAt = Date.now();
       const t0 = performance.now();
       const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
@@ -238,6 +264,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       );
     },
     answer(tool, input, { caller, applyBudget, signal, progress }) {
+      if (caller.background !== true) lastUsedAt = now();
       const startedAt = Date.now();
       const t0 = performance.now();
       const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
@@ -257,6 +284,21 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
         extra.progress ?? NO_PROGRESS,
         extra.budget,
       );
+    },
+    lastUsedAt: () => lastUsedAt,
+    async release() {
+      if (closed) return [];
+      const released: string[] = [];
+      for (const service of lifecycle) {
+        try {
+          if (await service.release?.()) released.push(service.name);
+        } catch (err) {
+          logger.warn({ err, scope: service.name }, `${service.name} could not let go of its threads`);
+        }
+      }
+      if (calls.release()) released.push('call writer');
+      releaseDbCaches(db);
+      return released;
     },
     async start() {
       sessions.endOrphans();

@@ -7,6 +7,7 @@ import { type Config, insideRepo } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import { startThread } from '../threads.ts';
+import { ExtractHelpers, type HelperLease } from './helpers.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
 import type { PassQueue } from './pass-queue.ts';
 import { WORKER_LIMITS } from './pool.ts';
@@ -69,7 +70,12 @@ export interface GraphServiceOptions {
   /** Keep the graph current while the hub runs (default true). */
   watch?: boolean;
   walk?: WalkOptions;
-  /** Extraction helper threads in the indexer (default: one per extra core, at most 3). */
+  /**
+   * The process's extraction helper threads, shared by every project's indexer (absent: helpers of this
+   * service's own, `extractHelpers` of them).
+   */
+  helpers?: ExtractHelpers | undefined;
+  /** Extraction helper threads when `helpers` is absent (default: one per extra core, at most 3). */
   extractHelpers?: number;
   /** Shared by every project of one hub: full passes take turns (absent: no waiting). */
   passQueue?: PassQueue;
@@ -132,20 +138,26 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
     }
   };
 
+  const ownHelpers = options.helpers ? undefined : new ExtractHelpers(options.extractHelpers);
+  const helpers = options.helpers ?? ownHelpers!;
+
   const ensureWorker = (): Worker => {
     if (worker) return worker;
+    const lease: HelperLease = helpers.lease();
     const data: WorkerData = {
       dbPath,
       repo: config.repo,
       ...(options.walk ? { walk: options.walk } : {}),
-      ...(options.extractHelpers !== undefined ? { extractHelpers: options.extractHelpers } : {}),
+      helperPorts: lease.ports,
     };
     // execArgv []: the parent's flags (--test, --inspect …) are not the worker's business.
     const w = startThread(new URL('./worker.ts', import.meta.url), {
       workerData: data,
+      transferList: lease.ports,
       execArgv: [],
       resourceLimits: WORKER_LIMITS,
     });
+    w.once('exit', () => lease.end());
     w.on('message', (m: FromWorker) => {
       switch (m.type) {
         case 'progress':
@@ -353,8 +365,8 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
       stopWaiting.abort(new Error('the graph service is closed'));
       watcher?.close();
       const w = worker;
-      if (!w) return;
-      await stopWorker(w);
+      if (w) await stopWorker(w);
+      await ownHelpers?.close();
     },
   };
   return service;

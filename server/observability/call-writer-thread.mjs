@@ -36,6 +36,11 @@ function learn(rows) {
   for (const [number, ...strings] of rows) if (!origins.has(number)) origins.set(number, { strings });
 }
 learn(workerData.origins);
+// Ids a thread before this one wrote (it was let go while the project was idle): reused, not written anew.
+for (const [number, id] of workerData.originIds ?? []) {
+  const origin = origins.get(number);
+  if (origin) origin.id = id;
+}
 
 const db = new Database(dbPath);
 db.pragma(`busy_timeout = ${busyTimeoutMs}`);
@@ -171,7 +176,10 @@ parentPort.on('message', (message) => {
     retry = undefined;
     drain();
     db.close();
-    parentPort.postMessage({ type: 'closed', unwritten: pending.length / WIDTH });
+    const ids = [...origins].flatMap(([number, origin]) =>
+      origin.id === undefined ? [] : [[number, origin.id]],
+    );
+    parentPort.postMessage({ type: 'closed', unwritten: pending.length / WIDTH, ids });
     parentPort.close();
   }
 });
