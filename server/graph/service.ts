@@ -106,6 +106,8 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
   );
 
   let worker: Worker | undefined;
+  /** Threads asked to stop (stopWorker): their going is expected, whatever their exit code. */
+  const stopping = new WeakSet<Worker>();
   let nextId = 1;
   let closed = false;
   let watcher: RepoWatcher | undefined;
@@ -189,7 +191,8 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
     });
     w.on('exit', (code) => {
       if (worker === w) worker = undefined;
-      if (!closed && code !== 0) log.warn({ code }, 'graph worker exited');
+      // A thread asked to stop (closed or released) that had to be terminated is no crash.
+      if (!closed && code !== 0 && !stopping.has(w)) log.warn({ code }, 'graph worker exited');
       failAll('the graph indexer stopped', w);
     });
     worker = w;
@@ -278,10 +281,14 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
 
   /** Asks the thread to finish and waits for it to go, at most about 15 s. */
   const stopWorker = async (w: Worker): Promise<void> => {
+    stopping.add(w);
     const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
     w.postMessage({ type: 'close' } satisfies ToWorker);
     // A pass in progress finishes its current batch; don't wait on a stuck worker forever.
-    const timeout = setTimeout(() => void w.terminate(), 5000);
+    const timeout = setTimeout(() => {
+      log.info('the graph worker did not stop within 5 s of being asked; terminating it');
+      void w.terminate();
+    }, 5000);
     // terminate() can stall too (a thread still loading its modules): after that, give up waiting
     // and unref the thread, so neither close() nor the process can hang on it.
     let giveUp: NodeJS.Timeout | undefined;

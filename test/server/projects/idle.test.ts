@@ -155,6 +155,15 @@ test('a project nobody uses releases; a file saved meanwhile is indexed; its nex
   // released thread had written (handed to the next one, not written twice).
   assert.equal(calls('beta', 'cos_graph_context').length, sessionCalls + 2);
   assert.equal(origins(), originsBefore);
+  // Letting threads go is routine: nothing about it is worth a warning.
+  for (const slug of ['alpha', 'beta']) {
+    const warnings = hub.projects
+      .get(slug)!
+      .hub.db.prepare("SELECT message FROM log_events WHERE level != 'info'")
+      .pluck()
+      .all();
+    assert.deepEqual(warnings, [], `${slug} logged no warning`);
+  }
   // A write to the graph after the release still works the same way: an edit of the new file.
   writeFileSync(join(beta.repo, 'src/late.ts'), 'export function lateBeta2(): number {\n  return 2;\n}\n');
   await waitFor('the edit to be indexed', () =>
