@@ -1,6 +1,7 @@
 // What the hub knows about its own condition beyond the database's contents, for cos_health: whether
 // .mcp.log is being written, whether hub.db is still the file it opened, how many MCP sessions are open
 // against their cap. Each part sets its own entry; cos_health lists every problem, each saying what to do.
+import type { DatabaseFileGuard } from './db/file-guard.ts';
 import type { LogFileState } from './log-file.ts';
 
 export interface McpSessionCounts {
@@ -15,13 +16,27 @@ export interface McpSessionCounts {
 
 export class HubStatus {
   log: LogFileState = { failing: null, dropped: 0 };
-  /** Why hub.db cannot be trusted now (corrupt, deleted, replaced), with what to do; null when it can. */
-  database: string | null = null;
+  /** Whether hub.db is still the sound file the hub opened (absent for a hub without one). */
+  database: DatabaseFileGuard | undefined;
   mcpSessions: (() => McpSessionCounts) | undefined;
+
+  /**
+   * Why a call that changes something must not run now (hub.db deleted, replaced or damaged), saying what
+   * to do; undefined when it may. A stat and a 16-byte read.
+   */
+  writesRefused(): string | undefined {
+    return this.database?.problem();
+  }
+
+  /** SQLite said hub.db is damaged while serving a call: every change is refused from now on. */
+  databaseDamaged(code: string): void {
+    this.database?.damaged(code);
+  }
 
   problems(): string[] {
     const out: string[] = [];
-    if (this.database) out.push(this.database);
+    const db = this.writesRefused();
+    if (db) out.push(db);
     const mcp = this.mcpSessions?.();
     if (mcp && mcp.open >= mcp.limit)
       out.push(

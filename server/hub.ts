@@ -8,6 +8,7 @@ import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
 import { releaseDbCaches } from './db/caches.ts';
+import { DatabaseFileGuard } from './db/file-guard.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
@@ -166,11 +167,22 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       ...(logFile ? { destination: logFile } : {}),
     });
   const dbPath = join(config.stateDir, DB_FILE_NAME);
-  const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs });
+  // A damaged file is refused here (quick_check), before anything is served from it or migrated.
+  const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs, check: true });
+  const dbFile = new DatabaseFileGuard(dbPath);
   const events = new EventBus();
   logSink.attach(db, events);
   const now = options.now ?? Date.now;
-  const calls = new CallRecorder(db, dbPath, events, logger, config.retention, now, config.dbBusyTimeoutMs);
+  const calls = new CallRecorder(
+    db,
+    dbPath,
+    events,
+    logger,
+    config.retention,
+    now,
+    config.dbBusyTimeoutMs,
+    dbFile.opened,
+  );
   const sessions = new SessionTracker(db, events, now);
   const modules = ModuleState.forStateDir(config.stateDir);
   if (modules.loadError) logger.warn({ scope: 'modules' }, modules.loadError);
@@ -183,6 +195,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
           config,
           db,
           dbPath,
+          dbIdentity: dbFile.opened,
           logger,
           events,
           modules,
@@ -192,6 +205,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
   const status = new HubStatus();
+  status.database = dbFile;
   if (logFile) status.log = logFile.state;
   services.status = status;
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
@@ -333,6 +347,12 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       sessions.close();
       logSink.detach();
       db.close();
+      const removed = dbFile.close();
+      if (removed.length > 0)
+        logger.warn(
+          { scope: 'database', removed },
+          `${DB_FILE_NAME} was deleted or replaced while the hub ran: removed its old ${removed.join(' and ')}, so the next start does not apply them to the file now in its place`,
+        );
       logger.flush();
       logFile?.end();
     },

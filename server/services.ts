@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { createBoardService } from './board/service.ts';
 import { taskKeys } from './board/task-keys.ts';
 import type { Config } from './config.ts';
-import type { Db } from './db/open.ts';
+import type { Db, FileIdentity } from './db/open.ts';
 import { createDocsService } from './docs/service.ts';
 import type { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
@@ -20,6 +20,8 @@ export interface ServiceDeps {
   config: Config;
   db: Db;
   dbPath: string;
+  /** Which file dbPath was when the hub opened it: threads opening it later refuse any other. */
+  dbIdentity?: FileIdentity | undefined;
   logger: Logger;
   events: EventBus;
   modules: ModuleState;

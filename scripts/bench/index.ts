@@ -14,7 +14,7 @@
 // to .git and node_modules.
 // Targets (2 cores): ≥ 300 files/s and 2 MB/s cold; a saved change visible within 200 ms; peak RSS
 // < 400 MB for 5,000 files; a small main-thread query stays fast while indexing (p99 < 50 ms); 0 parse failures.
-import { execFileSync, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -26,7 +26,7 @@ import {
   statSync,
   writeFileSync,
 } from 'node:fs';
-import { homedir, loadavg, tmpdir } from 'node:os';
+import { loadavg, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../server/config.ts';
@@ -34,49 +34,15 @@ import { openDatabase } from '../../server/db/open.ts';
 import { EventBus } from '../../server/events/bus.ts';
 import { createGraphService } from '../../server/graph/service.ts';
 import { Walker } from '../../server/graph/walk.ts';
+import { BENCH_CACHE, registryPackage } from '../lib/registry-corpora.ts';
 import { writePythonMix } from './python-mix.ts';
 
 const NM = new URL('../../node_modules/', import.meta.url).pathname;
 const COS_BIN = new URL('../../server/bin/cos.mjs', import.meta.url).pathname;
 const WALK = { ignoredDirs: ['.git', 'node_modules'], gitignore: false };
-const CACHE = process.env.COS_BENCH_CACHE ?? join(homedir(), '.cache', 'cos-hub-bench');
-
-/** Packages the issues measured, at the versions they name. */
-const REGISTRY: Record<string, { pkg: string; version: string }> = {
-  effect: { pkg: 'effect', version: '4.1.0' },
-  mui: { pkg: '@mui/material', version: '9.5.0' },
-};
-
-/** The package's directory in the cache, installed from the registry the first time. */
-function registryPackage(pkg: string, version: string): string {
-  const root = join(CACHE, `${pkg.replace('/', '__')}@${version}`);
-  const dir = join(root, 'node_modules', pkg);
-  if (existsSync(join(root, '.complete'))) return dir;
-  rmSync(root, { recursive: true, force: true });
-  mkdirSync(root, { recursive: true });
-  writeFileSync(join(root, 'package.json'), '{"private":true}\n');
-  console.log(`installing ${pkg}@${version} into ${root} (once)`);
-  // Scripts off, peers and their trees not wanted: only the package's own files are indexed.
-  execFileSync(
-    'npm',
-    [
-      'install',
-      '--ignore-scripts',
-      '--no-audit',
-      '--no-fund',
-      '--legacy-peer-deps',
-      '-E',
-      `${pkg}@${version}`,
-    ],
-    { cwd: root, stdio: ['ignore', 'ignore', 'inherit'] },
-  );
-  writeFileSync(join(root, '.complete'), `${pkg}@${version}\n`);
-  return dir;
-}
-
 /** Issue 16's Python-heavy mix, generated once (deterministic) into the cache. */
 function pythonMix(): string {
-  const dir = join(CACHE, 'python-mix-v1');
+  const dir = join(BENCH_CACHE, 'python-mix-v1');
   if (!existsSync(join(dir, '.complete'))) {
     rmSync(dir, { recursive: true, force: true });
     const n = writePythonMix(dir);
@@ -93,11 +59,11 @@ const CORPORA: Record<string, () => Corpus> = {
   zod: () => ({ dirs: [join(NM, 'zod')] }),
   'mcp-sdk': () => ({ dirs: [join(NM, '@modelcontextprotocol/sdk')] }),
   'ts-lib': () => ({ dirs: [join(NM, 'typescript/lib')] }),
-  effect: () => ({ dirs: [registryPackage(REGISTRY.effect!.pkg, REGISTRY.effect!.version)] }),
-  mui: () => ({ dirs: [registryPackage(REGISTRY.mui!.pkg, REGISTRY.mui!.version)] }),
+  effect: () => ({ dirs: [registryPackage('effect')] }),
+  mui: () => ({ dirs: [registryPackage('mui')] }),
   'python-mix': () => ({ dirs: [pythonMix()] }),
   'ts-2k': () => {
-    const root = registryPackage(REGISTRY.mui!.pkg, REGISTRY.mui!.version);
+    const root = registryPackage('mui');
     const files = new Walker(root, WALK)
       .walk()
       .files.map((f) => f.path)

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { createBoardService } from '../board/service.ts';
 import type { Config } from '../config.ts';
+import { DAMAGED_ACTION, isDamagedCode } from '../db/damage.ts';
 import { DB_FILE_NAME, hasFts5, openDatabase, schemaVersion } from '../db/open.ts';
 import { EventBus } from '../events/bus.ts';
 import {
@@ -98,7 +99,7 @@ function databaseFindings(config: Config, readonly: boolean): Finding[] {
         {
           ok: integrity === 'ok',
           what: 'database',
-          detail: `schema ${schemaVersion(db)}, integrity ${String(integrity)}`,
+          detail: `schema ${schemaVersion(db)}, integrity ${String(integrity).replace(/\s+/g, ' ')}${integrity === 'ok' ? '' : `: ${DAMAGED_REMEDY_NOW}`}`,
         },
         {
           ok: fts5,
@@ -110,9 +111,14 @@ function databaseFindings(config: Config, readonly: boolean): Finding[] {
       db.close();
     }
   } catch (err) {
-    return [{ ok: false, what: 'database', detail: (err as Error).message }];
+    const code = (err as { code?: unknown }).code;
+    const remedy = isDamagedCode(code) ? ` (${String(code)}): ${DAMAGED_REMEDY_NOW}` : '';
+    return [{ ok: false, what: 'database', detail: `${(err as Error).message}${remedy}` }];
   }
 }
+
+/** What to do about a damaged file, for a person who is running the doctor already. */
+const DAMAGED_REMEDY_NOW = `stop the hub if it runs, then ${DAMAGED_ACTION}`;
 
 function taskFinding(
   total: number,

@@ -76,7 +76,7 @@ export async function indexCommand(config: Config, args: string[], force: boolea
   // whose other services and tools this command never uses and would only slow its start.
   mkdirSync(config.stateDir, { recursive: true });
   const dbPath = join(config.stateDir, DB_FILE_NAME);
-  const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs });
+  const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs, check: true });
   const logger = pino({ level: 'warn' }, pino.destination(2));
   const graph = createGraphService({ config, db, dbPath, events: new EventBus(), logger });
   const bar = progressPrinter(process.stderr);

@@ -4,6 +4,7 @@
 import { isAbsolute } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
+import { EXTRACTION_VERSION } from './extract/version.ts';
 import { languageOf } from './parser.ts';
 import { type ExtractJob, type ExtractModel, type Extractor, extractHere } from './pool.ts';
 import { dirOf, normalize, readTsPaths } from './project.ts';
@@ -256,13 +257,17 @@ export class Indexer {
       for (const f of this.walker.walk().files) seen.set(f.path, f);
       for (const known of this.files.keys()) if (!seen.has(known)) deleted.add(known);
     }
+    // A graph extracted by other extractors is read again whole, once, by the first full pass.
+    const full = !scoped || scoped.includes('');
+    const version = this.store.extractionVersion();
+    const force = req.force || (full && version !== EXTRACTION_VERSION);
 
     // Candidates by size and mtime; content is read (and hashed) batch by batch, so a cold pass never
     // holds the whole repo's text at once.
     const candidates: WalkedFile[] = [];
     for (const f of seen.values()) {
       const known = this.files.get(f.path);
-      if (!req.force && known && known.size === f.size && known.mtimeMs === f.mtimeMs) continue;
+      if (!force && known && known.size === f.size && known.mtimeMs === f.mtimeMs) continue;
       candidates.push(f);
     }
     this.store.setPending(candidates.length + deleted.size, true);
@@ -285,7 +290,7 @@ export class Indexer {
     const extract = this.options.extract ?? extractHere;
     const jobsFrom = (start: number): ExtractJob[] =>
       candidates.slice(start, start + EXTRACT_BATCH).map((f) => {
-        const known = req.force ? undefined : this.files.get(f.path)?.hash;
+        const known = force ? undefined : this.files.get(f.path)?.hash;
         return { path: f.path, language: languageOf(f.path)!, size: f.size, ...(known ? { known } : {}) };
       });
     progress('extract', 0, candidates.length);
@@ -449,6 +454,7 @@ export class Indexer {
         deleted: deleted.size,
         failed,
         resolved: dirtyList.length,
+        ...(full ? { extraction: EXTRACTION_VERSION } : version !== undefined ? { extraction: version } : {}),
       });
     });
     const counts = this.store.counts();

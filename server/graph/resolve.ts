@@ -81,6 +81,7 @@ const VALUE_KINDS: ReadonlySet<NodeKind> = new Set([
   'module',
 ]);
 const TYPE_KINDS: ReadonlySet<NodeKind> = new Set(['class', 'interface', 'type', 'enum', 'module']);
+const METHOD_KIND: ReadonlySet<NodeKind> = new Set(['method']);
 
 const isTsLike = (l: Language) => l === 'typescript' || l === 'tsx' || l === 'javascript';
 
@@ -490,6 +491,12 @@ export class Resolver {
       const t = this.typedMember(rec, ref.recvType, last);
       if (t) return t;
     }
+    if (ref.local !== undefined) {
+      // Bound in a function around the call: a nested declaration of this file, or a value (a
+      // parameter, a local variable) that shadows any import or module symbol of the same name.
+      const own = ref.local === null ? undefined : this.ownDef(rec, ref.local.split('.'), prefer);
+      return own ? { uid: own.uid, kind: own.kind, confidence: CONFIDENCE.exact } : this.unresolved(last);
+    }
     const found = this.lookupName(rec, parts, prefer, 0);
     if (found) {
       if ('stub' in found) return found;
@@ -538,7 +545,8 @@ export class Resolver {
 
   /** A member of class `clsQname` in `rec`, searching base classes (up to 5 levels). */
   private member(rec: FileRec, clsQname: string, name: string, depth: number): Def | undefined {
-    const own = this.defIn(rec.path, `${clsQname}.${name}`);
+    // A method first: `interface I { m() }` and `function I() { function m() {} }` share a name.
+    const own = this.defIn(rec.path, `${clsQname}.${name}`, METHOD_KIND);
     if (own || depth > 5) return own;
     for (const base of rec.bases?.[clsQname] ?? []) {
       const b = this.lookupName(rec, base.split(/::|\./), TYPE_KINDS, 0);
@@ -569,6 +577,8 @@ export class Resolver {
       const d = this.defIn(rec.path, q, k === parts.length ? prefer : TYPE_KINDS);
       if (!d) continue;
       if (k === parts.length) return { ...d, file: rec.path, qname: q, confidence: CONFIDENCE.exact };
+      // A function's nested declarations are its locals, not members: `outer.inner()` is not them.
+      if (isTsLike(rec.language) && !TYPE_KINDS.has(d.kind)) return undefined;
       const name = parts.slice(k).join('.');
       const m = this.member(rec, q, name, 0);
       if (m) return { ...m, file: rec.path, qname: `${q}.${name}`, confidence: CONFIDENCE.exact };

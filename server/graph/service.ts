@@ -4,7 +4,7 @@
 import type { Worker } from 'node:worker_threads';
 import type { Logger } from 'pino';
 import { type Config, insideRepo } from '../config.ts';
-import type { Db } from '../db/open.ts';
+import type { Db, FileIdentity } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import { startThread } from '../threads.ts';
 import { ExtractHelpers, type HelperLease } from './helpers.ts';
@@ -65,6 +65,8 @@ export interface GraphServiceOptions {
   db: Db;
   /** The same database's file: the worker opens its own connection to it. */
   dbPath: string;
+  /** Which file dbPath was when the main connection opened it (the worker refuses any other). */
+  dbIdentity?: FileIdentity | undefined;
   events: EventBus;
   logger: Logger;
   /** Keep the graph current while the hub runs (default true). */
@@ -148,6 +150,7 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
     const lease: HelperLease = helpers.lease();
     const data: WorkerData = {
       dbPath,
+      dbIdentity: serviceOptions.dbIdentity,
       repo: config.repo,
       ...(options.walk ? { walk: options.walk } : {}),
       helperPorts: lease.ports,

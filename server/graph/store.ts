@@ -72,6 +72,7 @@ export class GraphStore {
          AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.target_id = graph_nodes.id) RETURNING uid`,
       ).pluck(),
       generation: p('SELECT generation FROM graph_state WHERE id = 1').pluck(),
+      stats: p('SELECT stats FROM graph_state WHERE id = 1').pluck(),
       pending: p('UPDATE graph_state SET files_pending = ?, indexing = ? WHERE id = 1'),
       finish: p(
         'UPDATE graph_state SET generation = ?, last_indexed_at = ?, files_pending = 0, indexing = 0, stats = ? WHERE id = 1',
@@ -309,6 +310,18 @@ export class GraphStore {
 
   generation(): number {
     return this.s.generation.get() as number;
+  }
+
+  /** The extractors' version the last full pass wrote (extract/version.ts); undefined before any. */
+  extractionVersion(): number | undefined {
+    const stats = this.s.stats.get() as string | null | undefined;
+    if (!stats) return undefined;
+    try {
+      const v = (JSON.parse(stats) as { extraction?: unknown }).extraction;
+      return typeof v === 'number' ? v : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   setPending(files: number, indexing: boolean): void {

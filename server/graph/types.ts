@@ -65,6 +65,12 @@ export interface Ref {
   cls?: string;
   /** Local receiver type for `v.m()` when `v` was declared with a type or `new T()`. */
   recvType?: string;
+  /**
+   * The name (or the receiver of `v.m()`) is bound in a function around the call: the qualified name
+   * of the declaration of this file it names (a nested function or class), or null for a parameter or
+   * local variable, whose value the graph cannot follow (TypeScript/JavaScript).
+   */
+  local?: string | null;
 }
 
 /** `import { imported as local } from module`; imported is 'default', '*' or a name. */

@@ -10,7 +10,7 @@ import type { FromWorker, ToWorker, WorkerData } from './protocol.ts';
 const port = parentPort;
 if (!port) throw new Error('worker.ts runs only as a worker thread');
 const data = workerData as WorkerData;
-const db = openDatabase(data.dbPath, { migrate: false });
+const db = openDatabase(data.dbPath, { migrate: false, sameFileAs: data.dbIdentity });
 const pool = new ExtractPool(data.helperPorts);
 const indexer = new Indexer({
   repo: data.repo,

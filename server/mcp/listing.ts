@@ -3,8 +3,8 @@
 // Every agent session pays for this listing before its first call, and some clients show all of it to
 // the model, so it says each thing once and spends its bytes where an agent needs them (what a tool is
 // for, and how to call it):
-// - the output schema is an outline of the success envelope: the fields `data` always has (`meta`
-//   included). It accepts every answer the tool gives, and the full shape of each stays in OpenAPI
+// - the output schema is an outline of the success envelope: the fields `data` always has (but `meta`,
+//   which every answer has and the instructions say once). It accepts every answer the tool gives, and the full shape of each stays in OpenAPI
 //   (/openapi.json). The error branch has no schema per tool: an error answer says `isError: true`, and
 //   the envelope (`ok`, the error's category, retryable and message) and `meta`'s keys are described
 //   once, in the server's instructions. The outline leaves room for the error envelope because the SDK
@@ -23,9 +23,15 @@ import { readyResult } from './wire.ts';
 
 type Json = Record<string, unknown>;
 
-/** The fields a success `data` always has, as `required`; a union outlines each branch. */
+/**
+ * The fields a success `data` always has, as `required`; a union outlines each branch. `meta`, which
+ * every success has, is said once in the server's instructions rather than in each tool's list.
+ */
 function outline(schema: TSchema): Json {
-  if (KindGuard.IsObject(schema)) return { required: [...new Set([...(schema.required ?? []), 'meta'])] };
+  if (KindGuard.IsObject(schema)) {
+    const required = (schema.required ?? []).filter((key) => key !== 'meta');
+    return required.length > 0 ? { required } : {};
+  }
   if (KindGuard.IsUnion(schema)) return { anyOf: schema.anyOf.map(outline) };
   // Lists, scalars and null carry no meta.
   const type = (schema as { type?: unknown }).type;

@@ -7,7 +7,7 @@ import { HUB_VERSION } from '../version.ts';
 
 /**
  * Said once per session instead of in every tool's schemas: the envelope, its error branch and `meta`
- * (each tool's outputSchema describes only its success `data`, and `meta` as a bare object).
+ * (each tool's outputSchema outlines only the fields of its success `data` besides `meta`).
  */
 export const INSTRUCTIONS = [
   'cos hub: a task board, a code knowledge graph, memory and docs search for this repository.',

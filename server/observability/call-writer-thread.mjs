@@ -4,10 +4,12 @@
 // row in a Float64Array, the repeating strings once per origin; they are written as tool_call_rows and
 // tool_call_origins (migration 008). Every committed row is added to the shared counter, which the
 // main thread waits on when a query must see every call.
+
+import { statSync } from 'node:fs';
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 
-const { dbPath, busyTimeoutMs, rowsPerInsert, maxPending, retryMs, committed } = workerData;
+const { dbPath, dbIdentity, busyTimeoutMs, rowsPerInsert, maxPending, retryMs, committed } = workerData;
 const counter = new Int32Array(committed);
 
 // The batch layout of call-batch.ts (FIELDS and the field offsets).
@@ -42,7 +44,22 @@ for (const [number, id] of workerData.originIds ?? []) {
   if (origin) origin.id = id;
 }
 
-const db = new Database(dbPath);
+// The hub's main thread created and migrated the file; a thread started after it was deleted must not
+// create an empty one in its place, nor use another file put in its place (whose pages SQLite would mix
+// with the old file's -wal): checked before the first statement reads anything.
+const db = new Database(dbPath, { fileMustExist: true });
+if (dbIdentity) {
+  const st = statSync(dbPath, { throwIfNoEntry: false });
+  if (!st || st.dev !== dbIdentity.dev || st.ino !== dbIdentity.ino) {
+    db.close();
+    throw Object.assign(
+      new Error('hub.db was replaced or deleted after the hub opened it; restart the hub'),
+      {
+        code: 'COS_DB_MOVED',
+      },
+    );
+  }
+}
 db.pragma(`busy_timeout = ${busyTimeoutMs}`);
 db.pragma('synchronous = NORMAL');
 

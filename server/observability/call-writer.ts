@@ -4,10 +4,13 @@
 // transferred; a shared counter of committed rows lets a query wait, briefly and only when it must,
 // until every call recorded so far is visible.
 import { Worker } from 'node:worker_threads';
+import type { FileIdentity } from '../db/open.ts';
 import type { CallBatchMessage, OriginRow } from './call-batch.ts';
 
 export interface CallWriterOptions {
   dbPath: string;
+  /** Which file dbPath was when the hub opened it: the thread refuses any other found there. */
+  dbIdentity?: FileIdentity | undefined;
   busyTimeoutMs: number;
   /** A write failed (rows kept and retried) or rows were dropped after too long. */
   onFailure: (failure: { code: string | null; message: string; dropped: number }) => void;
@@ -28,6 +31,11 @@ export class CallWriter {
   /** Rows posted to the thread (int32, wrapping like the counter). */
   private posted = 0;
   private closing: Promise<number> | undefined;
+  /**
+   * Set when the thread found another file (or none) where the hub's database was: no new thread would
+   * find the hub's file either, so recording stops until a restart rather than start one per batch.
+   */
+  private stopped = false;
 
   constructor(private readonly options: CallWriterOptions) {}
 
@@ -41,7 +49,7 @@ export class CallWriter {
 
   /** Hands a batch to the writer thread (its buffer moves there), starting the thread when needed. */
   write(batch: CallBatchMessage): void {
-    if (batch.count === 0 || this.closing) return;
+    if (batch.count === 0 || this.closing || this.stopped) return;
     if (batch.resetOrigins) {
       this.origins = [];
       this.originIds = [];
@@ -114,6 +122,7 @@ export class CallWriter {
     const worker = new Worker(new URL('./call-writer-thread.mjs', import.meta.url), {
       workerData: {
         dbPath: this.options.dbPath,
+        dbIdentity: this.options.dbIdentity,
         busyTimeoutMs: this.options.busyTimeoutMs,
         origins: this.origins,
         originIds: this.originIds,
@@ -130,13 +139,14 @@ export class CallWriter {
       if (m.type === 'failed')
         this.options.onFailure({ code: m.code ?? null, message: m.message ?? '', dropped: m.dropped ?? 0 });
     });
-    worker.on('error', (err) =>
+    worker.on('error', (err: Error & { code?: unknown }) => {
+      if (err.code === 'COS_DB_MOVED') this.stopped = true;
       this.options.onFailure({
-        code: null,
+        code: typeof err.code === 'string' ? err.code : null,
         message: `the call writer thread failed: ${err.message}`,
         dropped: 0,
-      }),
-    );
+      });
+    });
     worker.once('exit', () => {
       if (this.worker !== worker) return;
       // Rows it held are gone; nobody may wait for them. The next write starts a new thread.

@@ -5,7 +5,7 @@
 // expects.
 import type { Logger } from 'pino';
 import type { Envelope } from '../../shared/envelope/index.ts';
-import type { Db } from '../db/open.ts';
+import type { Db, FileIdentity } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import type { CallerInfo } from '../tools/context.ts';
 import type { AnyTool } from '../tools/define.ts';
@@ -67,9 +67,11 @@ export class CallRecorder {
     private readonly retention: RetentionPolicy = DEFAULT_RETENTION,
     private readonly now: () => number = Date.now,
     busyTimeoutMs = 5_000,
+    dbIdentity?: FileIdentity,
   ) {
     this.writer = new CallWriter({
       dbPath,
+      dbIdentity,
       busyTimeoutMs,
       onFailure: ({ code, message, dropped }) => {
         this.dropped += dropped;

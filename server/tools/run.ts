@@ -4,6 +4,7 @@
 import type { TObject } from '@sinclair/typebox';
 import { type TypeCheck, TypeCompiler } from '@sinclair/typebox/compiler';
 import { type Envelope, type ErrorCategory, fail, okWithText } from '../../shared/envelope/index.ts';
+import { DAMAGED_REMEDY, isDamagedCode } from '../db/damage.ts';
 import { attachedFiles, type Db } from '../db/open.ts';
 import { newErrorId, ToolError } from '../errors.ts';
 import { threadName } from '../logger.ts';
@@ -96,6 +97,14 @@ export function classify(err: unknown): Classified | undefined {
       message: 'the hub database is read-only; make the state directory writable and retry',
     };
   }
+  if (isDamagedCode(code)) {
+    // A person must act before anything changes: retrying does not help.
+    return {
+      category: 'unavailable',
+      retryable: false,
+      message: `the hub database is damaged (${code}); changes are refused: stop the hub, ${DAMAGED_REMEDY}`,
+    };
+  }
   if (code === 'SQLITE_FULL' || code === 'ENOSPC') {
     return { category: 'unavailable', message: 'the disk is full; free some space and retry' };
   }
@@ -179,6 +188,12 @@ function execute(tool: AnyTool, input: unknown, options: RunOptions): Answer | P
   const args = input ?? {};
   const invalid = describeInputErrors(tool, args);
   if (invalid) return failed('validation', invalid);
+  // A change made to a hub.db that was deleted, replaced or damaged under the hub would be acknowledged
+  // and then lost; reads go on (they serve what the hub still holds).
+  if (tool.annotations?.readOnlyHint !== true) {
+    const refused = ctx.services.status?.writesRefused();
+    if (refused) return failed('unavailable', refused, { retryable: false });
+  }
   let data: unknown;
   try {
     data = tool.handler(ctx, args);
@@ -205,6 +220,8 @@ function caught(tool: AnyTool, err: unknown, ctx: ToolContext): Answer {
   }
   const errorId = forensics(tool.name, err, ctx, ctx.db);
   const known = classify(err);
+  const code = (err as { code?: unknown }).code;
+  if (isDamagedCode(code)) ctx.services.status?.databaseDamaged(String(code));
   if (known)
     return failed(
       known.category,

@@ -242,6 +242,18 @@ describe('Flow', () => {
           /TASK-1 Make add commutative.*by claude-e2e/,
         );
         assert.equal(await page.locator('.chart-dot').count(), 1);
+        // Counts of tasks have whole ticks (no "0.5" task), and every dot lies wholly inside its chart.
+        for (const name of ['Tasks completed per week', /Cumulative flow/]) {
+          const ticks = await page.getByRole('img', { name }).locator('.chart-axis text').allTextContents();
+          assert.ok(ticks.length >= 2, `${name}: ticks ${ticks.join(', ')}`);
+          for (const tick of ticks) assert.match(tick, /^\d+$/, `${name} has a tick "${tick}"`);
+        }
+        const outside = (await page.evaluate(`[...document.querySelectorAll('.chart-dot')].filter((dot) => {
+          const svg = dot.ownerSVGElement.getBoundingClientRect();
+          const box = dot.getBoundingClientRect();
+          return box.left < svg.left || box.right > svg.right || box.top < svg.top || box.bottom > svg.bottom;
+        }).length`)) as number;
+        assert.equal(outside, 0, 'a cycle-time dot is cut by the edge of its chart');
         await assertLooks(page);
         // The charts' words are readable: at least 10 px on screen in the narrowest card.
         const smallest = (await page.evaluate(

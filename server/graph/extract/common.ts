@@ -18,6 +18,8 @@ export interface Scope {
   start: number;
   end: number;
   cls?: string;
+  /** The symbol's qualified name: declarations nested in it are named under it (TypeScript). */
+  qname?: string;
 }
 
 export class Builder {
@@ -42,6 +44,10 @@ export class Builder {
       startLine: 1,
       endLine: lines,
     });
+  }
+
+  has(uid: string): boolean {
+    return this.byUid.has(uid);
   }
 
   add(node: GraphNode): GraphNode {
@@ -76,7 +82,7 @@ export class Builder {
       ...(opts.signature ? { signature: opts.signature } : {}),
     });
     if (opts.scope !== false) {
-      const scope: Scope = { uid, start: node.startIndex, end: node.endIndex };
+      const scope: Scope = { uid, start: node.startIndex, end: node.endIndex, qname };
       if (opts.cls) scope.cls = opts.cls;
       this.scopes.push(scope);
     }

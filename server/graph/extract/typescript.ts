@@ -1,12 +1,35 @@
 // TypeScript, TSX, JavaScript and JSX: declarations, imports/exports (ESM and CommonJS), calls,
 // constructions, heritage and parameter/return types. Names only; resolution is in resolve.ts.
 import type { Tree } from 'web-tree-sitter';
-import type { Extraction, NodeKind } from '../types.ts';
+import type { Extraction, NodeKind, Ref } from '../types.ts';
+import { symbolUid } from '../uid.ts';
 import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError, VarTypes } from './common.ts';
 import type { DialectRewrite } from './ts-dialect.ts';
+import {
+  bind,
+  enterFunction,
+  type Frame,
+  functionFrame,
+  lookupLocal,
+  patternNames,
+  ScopeSweep,
+} from './ts-scopes.ts';
 
 const FUNCTION_VALUES = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const CLASS_DECLS = new Set(['class_declaration', 'abstract_class_declaration', 'class']);
+/** What the sweep visits: declarations that open frames or bind names, and calls. */
+const SWEPT = [
+  'variable_declarator',
+  'call_expression',
+  'new_expression',
+  'function_declaration',
+  'generator_function_declaration',
+  'arrow_function',
+  'function_expression',
+  'generator_function',
+  'method_definition',
+  ...CLASS_DECLS,
+];
 
 /**
  * `tree` may be the tree of `dialect.text`, the file with syntax newer than the grammar rewritten in
@@ -61,26 +84,37 @@ export function extractTypeScript(
     }
   };
 
+  // Parameter and return types; the parameters themselves bind in the function's frame (ts-scopes.ts).
   const functionLike = (uid: string, n: Node, skip: Set<string>) => {
     const params = n.childForFieldName('parameters');
     if (params) {
       for (const p of params.namedChildren) {
-        if (!p) continue;
-        const ann = p.childForFieldName('type');
-        typeRefs(uid, ann, 'has_param_type', skip);
-        const pat = p.childForFieldName('pattern');
-        if (pat?.type === 'identifier') noteType(pat.text, simpleType(ann));
+        if (p) typeRefs(uid, p.childForFieldName('type'), 'has_param_type', skip);
       }
     }
     typeRefs(uid, n.childForFieldName('return_type'), 'returns_type', skip);
   };
 
-  const classDecl = (n: Node, prefix: string, parent: string, kind: NodeKind = 'class') => {
-    const nameNode = n.childForFieldName('name');
+  /** `unique`: the qualified name a nested class was given (see nestedName). */
+  /** `decl` is the class, or the declarator of `const A = class {…}` (which names it and spans it). */
+  const classDecl = (
+    decl: Node,
+    prefix: string,
+    parent: string,
+    kind: NodeKind = 'class',
+    unique?: string,
+  ) => {
+    const nameNode = decl.childForFieldName('name');
     if (!nameNode) return;
-    const qname = prefix + nameNode.text;
+    const n = decl.type === 'variable_declarator' ? (decl.childForFieldName('value') ?? decl) : decl;
+    const qname = unique ?? prefix + nameNode.text;
     const body = n.childForFieldName('body');
-    const cls = b.symbol(kind, qname, n, { parent, signature: signatureOf(n, body, text), cls: qname });
+    const cls = b.symbol(kind, qname, decl, {
+      parent,
+      signature: signatureOf(decl, body, text),
+      cls: qname,
+      label: nameNode.text,
+    });
     const bases: string[] = [];
     for (const h of n.namedChildren) {
       if (!h) continue;
@@ -118,7 +152,11 @@ export function extractTypeScript(
       b.facts.bases ??= {};
       b.facts.bases[qname] = bases;
     }
-    if (!body || kind === 'interface') return;
+    if (!body) return;
+    if (kind === 'interface') {
+      interfaceMembers(body, qname, cls.uid);
+      return;
+    }
     const skip = typeParamsOf(n);
     for (const m of body.namedChildren) {
       if (!m) continue;
@@ -167,6 +205,24 @@ export function extractTypeScript(
           );
         }
       }
+    }
+  };
+
+  /**
+   * Methods of an interface (`get(k): V`, `get: (k) => V`): what a call through a receiver of its type
+   * reaches. Added after the file's classes: where an interface merges with a class of its name, the
+   * class's method is the node (with its own lines), and the interface adds only what the class lacks.
+   */
+  const interfaceMethods: { m: Node; qname: string; parent: string }[] = [];
+  const interfaceMembers = (body: Node, qname: string, parent: string) => {
+    for (const m of body.namedChildren) {
+      if (!m) continue;
+      const isMethod =
+        m.type === 'method_signature' ||
+        (m.type === 'property_signature' &&
+          m.childForFieldName('type')?.namedChildren[0]?.type === 'function_type');
+      const name = isMethod ? m.childForFieldName('name')?.text : undefined;
+      if (name) interfaceMethods.push({ m, qname: `${qname}.${name}`, parent });
     }
   };
 
@@ -375,27 +431,154 @@ export function extractTypeScript(
   };
 
   for (const c of root.namedChildren) if (c) statement(c, '', b.fileUid);
+  for (const { m, qname, parent } of interfaceMethods)
+    if (!b.has(symbolUid('method', path, qname)))
+      b.symbol('method', qname, m, { parent, signature: signatureOf(m, null, text), scope: false });
 
-  // Locals typed by annotation or `new T()` anywhere in the file (`const c = new Calculator(); c.add()`).
-  // One walk of the tree for both (descendantsOfType costs a full traversal in WASM each time).
-  const found = root.descendantsOfType(['variable_declarator', 'call_expression', 'new_expression']);
-  for (const d of found) {
-    if (d?.type !== 'variable_declarator') continue;
-    const nameNode = d.childForFieldName('name');
-    if (!d || nameNode?.type !== 'identifier' || d.parent?.parent?.type === 'program') continue;
-    noteType(nameNode.text, simpleType(d.childForFieldName('type')) ?? newType(d.childForFieldName('value')));
+  // Nested declarations, the frame of every function, and the calls, in one walk of the tree
+  // (descendantsOfType costs a full traversal in WASM each time). Calls are resolved after the walk,
+  // when every function's parameters and local declarations (hoisted functions too) are bound.
+  const found = root.descendantsOfType(SWEPT);
+  const sweep = new ScopeSweep(b.fileUid, b.scopes);
+  const calls: { node: Node; frame: Frame }[] = [];
+  // Parameter types also feed the file's guess for untyped names of the same spelling.
+  const typeOf = (ann: Node | null, name: string) => {
+    const type = simpleType(ann);
+    noteType(name, type);
+    return type;
+  };
+  const prefixOf = (f: Frame) => (f.qname ? `${f.qname}.` : '');
+  /**
+   * The qualified name of a nested declaration: its name under the named declaration around it, and
+   * `name@2`, `name@3`… when that is taken (two `const setup = …` in two test callbacks are two
+   * functions). Module-level declarations of one name stay one node (overloads, merged declarations).
+   */
+  const nestedName = (kind: NodeKind, f: Frame, name: string) => {
+    const base = prefixOf(f) + name;
+    if (!b.has(symbolUid(kind, path, base))) return base;
+    let i = 2;
+    while (b.has(symbolUid(kind, path, `${base}@${i}`))) i++;
+    return `${base}@${i}`;
+  };
+  /** Registers declarations made by `make` and opens their frames. */
+  const nested = (make: () => void) => {
+    const before = b.scopes.length;
+    make();
+    sweep.adopt(b.scopes.slice(before));
+  };
+  for (const n of found) {
+    if (!n) continue;
+    const top = sweep.at(n.startIndex);
+    switch (n.type) {
+      case 'call_expression':
+      case 'new_expression':
+        calls.push({ node: n, frame: top });
+        break;
+      case 'variable_declarator': {
+        // Module-level declarators were declared by statement(); these are a function's locals.
+        if (!top.inFn || sweep.isScopeOf(top, n)) break;
+        const nameNode = n.childForFieldName('name');
+        if (!nameNode) break;
+        const home = functionFrame(top)!;
+        if (nameNode.type !== 'identifier') {
+          for (const name of patternNames(nameNode)) bind(home, name, { type: null });
+          break;
+        }
+        const value = n.childForFieldName('value');
+        if (value && FUNCTION_VALUES.has(value.type)) {
+          const qname = nestedName('function', top, nameNode.text);
+          nested(() => {
+            const fn = b.symbol('function', qname, n, {
+              parent: top.uid,
+              label: nameNode.text,
+              signature: signatureOf(n, value.childForFieldName('body'), text),
+              // An arrow function's `this` is the one around it.
+              ...(value.type === 'arrow_function' && top.cls ? { cls: top.cls } : {}),
+            });
+            functionLike(fn.uid, value, typeParamsOf(value));
+          });
+          bind(home, nameNode.text, { def: qname });
+        } else if (value && CLASS_DECLS.has(value.type)) {
+          const named = value.childForFieldName('name');
+          const qname = nestedName('class', top, named?.text ?? nameNode.text);
+          nested(() => classDecl(named ? value : n, prefixOf(top), top.uid, 'class', qname));
+          bind(home, nameNode.text, { def: qname });
+        } else {
+          const type = simpleType(n.childForFieldName('type')) ?? newType(value);
+          noteType(nameNode.text, type);
+          bind(home, nameNode.text, { type: type ?? null });
+        }
+        break;
+      }
+      case 'class_declaration':
+      case 'abstract_class_declaration':
+      case 'class': {
+        // Declared by statement() or with its declarator (`const A = class {}` is registered on the declarator).
+        if (
+          sweep.isScopeOf(top, n) ||
+          (top.scope && top.end === n.endIndex && sweep.isScopeOf(top, n.parent!))
+        )
+          break;
+        const nameNode = n.childForFieldName('name');
+        if (!nameNode) {
+          // An anonymous class: its methods are anonymous functions whose `this` the graph cannot type.
+          sweep.openAnonymous(n, { fn: false, keepThis: false });
+          break;
+        }
+        const qname = nestedName('class', top, nameNode.text);
+        nested(() => classDecl(n, prefixOf(top), top.uid, 'class', qname));
+        const home = functionFrame(top);
+        if (home && n.type !== 'class') bind(home, nameNode.text, { def: qname });
+        break;
+      }
+      default: {
+        // A function: the value or body of a declaration already registered, a nested named one, or anonymous.
+        if (sweep.isScopeOf(top, n)) {
+          enterFunction(top, n, typeOf);
+          break;
+        }
+        if (!top.fn && top.scope && top.end === n.endIndex && sweep.isScopeOf(top, n.parent!)) {
+          // `const f = () => …`, `field = () => …`: the declaration is the function's node.
+          enterFunction(top, n, typeOf);
+          break;
+        }
+        const isDecl = n.type === 'function_declaration' || n.type === 'generator_function_declaration';
+        const name = n.type === 'method_definition' ? undefined : n.childForFieldName('name')?.text;
+        if (name) {
+          const qname = nestedName('function', top, name);
+          nested(() => {
+            const fn = b.symbol('function', qname, n, {
+              parent: top.uid,
+              label: name,
+              signature: signatureOf(n, n.childForFieldName('body'), text),
+            });
+            functionLike(fn.uid, n, typeParamsOf(n));
+          });
+          const frame = sweep.at(n.startIndex);
+          // A declaration is hoisted in the function around it; a function expression's name is its own.
+          const home = isDecl ? functionFrame(top) : frame;
+          if (home) bind(home, name, { def: qname });
+          enterFunction(frame, n, typeOf);
+          break;
+        }
+        // Anonymous: a callback, an object literal's method, a method of an anonymous class.
+        const frame = sweep.openAnonymous(n, { fn: true, keepThis: n.type === 'arrow_function' });
+        enterFunction(frame, n, typeOf);
+        break;
+      }
+    }
   }
 
-  // Calls and constructions, attributed to the innermost enclosing symbol (or the file).
-  const scopeAt = b.scopeFinder();
-  for (const c of found) {
-    if (!c || c.type === 'variable_declarator') continue;
-    const scope = scopeAt(c.startIndex);
-    const from = scope?.uid ?? b.fileUid;
+  for (const { node: c, frame } of calls) {
+    const from = frame.uid;
     if (c.type === 'new_expression') {
       const ctor = c.childForFieldName('constructor');
       const name = ctor ? calleeName(ctor) : undefined;
-      if (name) b.ref({ type: 'constructs', from, name, line: lineOf(c), col: colOf(ctor ?? c) });
+      if (!name) continue;
+      const ref: Ref = { type: 'constructs', from, name, line: lineOf(c), col: colOf(ctor ?? c) };
+      const local = name.includes('.') ? undefined : lookupLocal(frame, name);
+      if (local) ref.local = 'def' in local ? local.def : null;
+      b.ref(ref);
       continue;
     }
     const fn = c.childForFieldName('function');
@@ -417,23 +600,34 @@ export function extractTypeScript(
     if (!name) continue;
     // The column of the called name (the property in a.b.c()), as an editor's find-references reports it.
     const nameNode = fn.type === 'member_expression' ? (fn.childForFieldName('property') ?? fn) : fn;
-    const ref = { type: 'calls' as const, from, name, line: lineOf(nameNode), col: colOf(nameNode) };
-    const dot = name.lastIndexOf('.');
-    const recv = dot > 0 ? name.slice(0, dot) : undefined;
-    let recvType: string | undefined;
-    if (recv?.startsWith('this.') && scope?.cls) recvType = varTypes.get(`${scope.cls}.${recv}`) ?? undefined;
-    else if (recv && recv !== '~' && !recv.includes('.')) recvType = varTypes.get(recv) ?? undefined;
-    else if (recv === '~' && fn.type === 'member_expression') {
-      // `new Builder(…).result()`: the receiver's type is the constructed class.
-      let obj = fn.childForFieldName('object');
-      while (obj?.type === 'parenthesized_expression') obj = obj.namedChildren[0] ?? null;
-      recvType = newType(obj);
+    const ref: Ref = { type: 'calls', from, name, line: lineOf(nameNode), col: colOf(nameNode) };
+    if (frame.cls) ref.cls = frame.cls;
+    const dot = name.indexOf('.');
+    const head = dot === -1 ? name : name.slice(0, dot);
+    const local = head === 'this' || head === 'super' || head === '~' ? undefined : lookupLocal(frame, head);
+    if (local) {
+      if ('def' in local) ref.local = local.def + name.slice(head.length);
+      else {
+        // A parameter or local variable: typed `v: T` or `= new T()`, a member of T. Untyped (`const
+        // { status } = …`), the type the same name has elsewhere in the file, when it has one only.
+        const type = local.type ?? varTypes.get(head);
+        if (type && dot !== -1 && name.indexOf('.', dot + 1) === -1) ref.recvType = type;
+        ref.local = null;
+      }
+    } else if (dot !== -1) {
+      const recv = name.slice(0, name.lastIndexOf('.'));
+      let recvType: string | undefined;
+      if (recv.startsWith('this.') && frame.cls) recvType = varTypes.get(`${frame.cls}.${recv}`) ?? undefined;
+      else if (recv !== '~' && !recv.includes('.')) recvType = varTypes.get(recv) ?? undefined;
+      else if (recv === '~' && fn.type === 'member_expression') {
+        // `new Builder(…).result()`: the receiver's type is the constructed class.
+        let obj = fn.childForFieldName('object');
+        while (obj?.type === 'parenthesized_expression') obj = obj.namedChildren[0] ?? null;
+        recvType = newType(obj);
+      }
+      if (recvType) ref.recvType = recvType;
     }
-    b.ref({
-      ...ref,
-      ...(scope?.cls ? { cls: scope.cls } : {}),
-      ...(recvType ? { recvType } : {}),
-    });
+    b.ref(ref);
   }
 
   return b.result(syntaxError(root));

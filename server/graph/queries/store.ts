@@ -69,6 +69,11 @@ function build(db: Db) {
     ),
     out: p(`SELECT ${EDGE_COLS}, target_id AS other FROM graph_edges WHERE source_id = ?`),
     in: p(`SELECT ${EDGE_COLS}, source_id AS other FROM graph_edges WHERE target_id = ?`),
+    // The function (or method, or declaration) a nested declaration is written in.
+    enclosing: p(
+      `SELECT e.source_id AS id, e.line FROM graph_edges e JOIN graph_nodes n ON n.id = e.source_id
+       WHERE e.target_id = ? AND e.edge_type = 'contains' AND n.kind IN ('function', 'method', 'constant', 'variable')`,
+    ),
     outOfType: p(
       `SELECT ${EDGE_COLS}, target_id AS other FROM graph_edges WHERE source_id = ? AND edge_type = ?`,
     ),
@@ -192,6 +197,11 @@ export class GraphReader {
     if (types?.size === 1) return this.s.inOfType.all(id, [...types][0]) as NeighbourRow[];
     const rows = this.s.in.all(id) as NeighbourRow[];
     return types ? rows.filter((r) => types.has(r.edge_type)) : rows;
+  }
+
+  /** The declaration a nested function or class is written in (a function, a method, a constant), if any. */
+  enclosing(id: number): { id: number; line: number | null } | undefined {
+    return this.s.enclosing.get(id) as { id: number; line: number | null } | undefined;
   }
 
   inDegree(id: number): number {

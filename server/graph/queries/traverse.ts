@@ -13,10 +13,19 @@ export interface Reached {
   /** Lowest confidence along the way. */
   confidence: number;
   line: number | null;
+  /**
+   * Reached as the declaration a reached node is written in (`outer` of a nested `inner`), at that
+   * node's depth: a change that breaks `inner` breaks `outer` with it.
+   */
+  enclosing?: true;
 }
 
-/** Kinds whose members change with them: a file's symbols, a class's methods. */
+/** Kinds whose members change with them: a file's symbols, a class's methods, a function's nested functions. */
 const CONTAINERS = new Set([
+  'function',
+  'method',
+  'constant',
+  'variable',
   'file',
   'class',
   'interface',
@@ -55,12 +64,26 @@ export function walk(
   r: GraphReader,
   seeds: readonly number[],
   options: WalkOptions,
-): { reached: Map<number, Reached>; capped: boolean } {
+): {
+  reached: Map<number, Reached>;
+  capped: boolean;
+  /** The enclosing functions that started the walk with a seed, each with that seed. */
+  enclosingSeeds: Map<number, number>;
+} {
   const cap = options.cap ?? 20_000;
+  const upstream = options.direction === 'upstream';
+  // Upstream, a nested function's enclosing functions change with it: they start the walk too.
   const seedSet = new Set(seeds);
+  const enclosingSeeds = new Map<number, number>();
+  if (upstream)
+    for (const s of seeds)
+      for (let up = r.enclosing(s); up && !seedSet.has(up.id); up = r.enclosing(up.id)) {
+        seedSet.add(up.id);
+        enclosingSeeds.set(up.id, s);
+      }
   const reached = new Map<number, Reached>();
   const min = options.minConfidence ?? 0;
-  let frontier: { id: number; confidence: number }[] = seeds.map((id) => ({ id, confidence: 1 }));
+  let frontier: { id: number; confidence: number }[] = [...seedSet].map((id) => ({ id, confidence: 1 }));
   let capped = false;
   for (let d = 1; d <= options.depth && frontier.length > 0 && !capped; d++) {
     const next: { id: number; confidence: number }[] = [];
@@ -79,6 +102,21 @@ export function walk(
           line: e.line,
         });
         next.push({ id: e.other, confidence });
+        // A call from a nested function is a call from the functions it is written in, at the same depth.
+        for (let at = e.other, up = upstream ? r.enclosing(at) : undefined; up; up = r.enclosing(at)) {
+          if (seedSet.has(up.id) || reached.has(up.id)) break;
+          reached.set(up.id, {
+            id: up.id,
+            depth: d,
+            via: 'contains',
+            from: at,
+            confidence,
+            line: up.line,
+            enclosing: true,
+          });
+          next.push({ id: up.id, confidence });
+          at = up.id;
+        }
         if (reached.size >= cap) {
           capped = true;
           break;
@@ -88,5 +126,5 @@ export function walk(
     }
     frontier = next;
   }
-  return { reached, capped };
+  return { reached, capped, enclosingSeeds };
 }

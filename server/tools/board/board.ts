@@ -85,7 +85,7 @@ export const taskBoardTool = defineTool({
   name: 'cos_task_board',
   title: 'Task board',
   description:
-    'The board: each column with its count, WIP cap and a page of cards, best first. meta.next_cursor pages on; meta.parse_errors names broken files.',
+    'The board: each column with its count, WIP cap and a page of cards, best first. meta.next_cursor pages on.',
   module: 'tasks',
   layer: 'tasks',
   input: BoardInputSchema,

@@ -48,7 +48,7 @@ export const taskCreateTool = defineTool({
   name: 'cos_task_create',
   title: 'Create a task',
   description:
-    'Creates a task file in the icebox (or emergency, within its WIP cap), padded as the board pads its ids. Label it ready to queue it for cos_task_claim_next.',
+    'Creates a task file in the icebox (or emergency, within its WIP cap). Label it ready to queue it for cos_task_claim_next.',
   module: 'tasks',
   layer: 'tasks',
   input: TaskCreateInputSchema,

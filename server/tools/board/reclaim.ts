@@ -11,10 +11,6 @@ export const taskReclaimTool = defineTool({
     'Tasks in progress whose claimant is gone (ended, or silent past the grace); dry_run false returns them to the ready queue.',
   module: 'tasks',
   layer: 'tasks',
-  // REST only for now: MCP's tools/list is held to 40,000 bytes (issue 17); with cos_agent_activity it
-  // is 39,681 and this tool would take it to about 40,270. claim-next sweeps dead claims before every
-  // claim, so an agent loses nothing; it goes on MCP once room is made (delete this line).
-  mcp: false,
   input: Type.Object(
     {
       dry_run: Type.Optional(Type.Boolean({ description: 'default true' })),

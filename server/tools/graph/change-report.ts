@@ -170,7 +170,7 @@ export function changeReport(
       changed.push(hit);
       if (completenessOf(r, hit.node).completeness === 'lower_bound') lowerBound = true;
     }
-  const { reached, capped } = walk(r, seeds, { direction: 'upstream', depth });
+  const { reached, capped, enclosingSeeds } = walk(r, seeds, { direction: 'upstream', depth });
   const seedSet = new Set(seeds);
   /** The changed symbol a dependent was first reached from (the walk keeps the shortest way). */
   const rootOf = (reach: Reached): number => {
@@ -180,7 +180,8 @@ export function changeReport(
       if (!up) break;
       at = up;
     }
-    return at.from;
+    // A dependent of the function a changed nested one is written in depends on that change.
+    return enclosingSeeds.get(at.from) ?? at.from;
   };
 
   const consumers: (Impacted & { tier: string })[] = [];

@@ -139,7 +139,7 @@ export const graphExportTool = defineTool({
   name: 'cos_graph_export',
   title: 'Export a subgraph',
   description:
-    "A subgraph as JSON, Mermaid or DOT: the containment tree under a root, or dependencies around it. One node's neighbours: cos_graph_context.",
+    'A subgraph as JSON, Mermaid or DOT: the containment tree under a root, or dependencies around it.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(

@@ -36,7 +36,12 @@ export type Tier = 'will_break' | 'should_review' | 'context';
 export function tierOf(reach: Reached, kind: string): Tier {
   if (reach.via === 'links_to' || reach.via === 'cites_heading' || reach.confidence < 0.5) return 'context';
   if (reach.via === 'tests') return reach.depth <= 2 ? 'should_review' : 'context';
-  if (reach.depth === 1 && BREAKING.has(reach.via) && reach.confidence >= 0.9 && kind !== 'external')
+  if (
+    reach.depth === 1 &&
+    (BREAKING.has(reach.via) || reach.enclosing) &&
+    reach.confidence >= 0.9 &&
+    kind !== 'external'
+  )
     return 'will_break';
   if (reach.depth <= 2) return 'should_review';
   return 'context';

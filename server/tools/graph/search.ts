@@ -15,7 +15,7 @@ export const graphSearchTool = defineTool({
   name: 'cos_graph_search',
   title: 'Search the code graph',
   description:
-    'Finds symbols, files and headings by name (camelCase and snake_case words and prefixes match), ranked. Its uids feed the other graph tools.',
+    'Finds symbols, files and headings by name (camelCase and snake_case words and prefixes match), ranked.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(

@@ -1,6 +1,7 @@
 import { statSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
-import { hasFts5, schemaVersion } from '../../db/open.ts';
+import { isDamagedCode } from '../../db/damage.ts';
+import { type Db, hasFts5, schemaVersion } from '../../db/open.ts';
 import { HUB_VERSION } from '../../version.ts';
 import { defineTool } from '../define.ts';
 import { ModuleInfoSchema } from './schemas.ts';
@@ -52,6 +53,24 @@ function fileSize(path: string): number {
   }
 }
 
+/** Row count per table (not FTS5's own shadow tables). */
+function tableCounts(db: Db): Record<string, number> {
+  const tables: Record<string, number> = {};
+  const names = db
+    .prepare(
+      "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND name NOT GLOB '*_fts_*' ORDER BY name",
+    )
+    .pluck()
+    .all() as string[];
+  for (const name of names) {
+    tables[name] = db
+      .prepare(`SELECT count(*) FROM "${name.replaceAll('"', '""')}"`)
+      .pluck()
+      .get() as number;
+  }
+  return tables;
+}
+
 export const healthTool = defineTool({
   name: 'cos_health',
   title: 'Hub health',
@@ -65,18 +84,16 @@ export const healthTool = defineTool({
   http: { method: 'GET', path: '/api/health', tag: 'hub' },
   handler: (ctx) => {
     const db = ctx.db;
-    const tables: Record<string, number> = {};
-    const names = db
-      .prepare(
-        "SELECT name FROM sqlite_schema WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql NOT LIKE 'CREATE VIRTUAL TABLE%' AND name NOT GLOB '*_fts_*' ORDER BY name",
-      )
-      .pluck()
-      .all() as string[];
-    for (const name of names) {
-      tables[name] = db
-        .prepare(`SELECT count(*) FROM "${name.replaceAll('"', '""')}"`)
-        .pluck()
-        .get() as number;
+    let tables: Record<string, number> = {};
+    let schema = 0;
+    try {
+      tables = tableCounts(db);
+      schema = schemaVersion(db);
+    } catch (err) {
+      // A damaged hub.db is this tool's to report (in problems, below), not to fail on.
+      const code = (err as { code?: unknown }).code;
+      if (!isDamagedCode(code) || !ctx.services.status) throw err;
+      ctx.services.status.databaseDamaged(String(code));
     }
     const file = db.name;
     const size = file === ':memory:' ? 0 : fileSize(file) + fileSize(`${file}-wal`);
@@ -92,7 +109,7 @@ export const healthTool = defineTool({
       repository: ctx.config.repo,
       uptime_seconds: Math.round(process.uptime()),
       node_version: process.version,
-      database: { schema_version: schemaVersion(db), size_bytes: size, fts5, tables },
+      database: { schema_version: schema, size_bytes: size, fts5, tables },
       modules: ctx.modules.list(),
       ...(mcpSessions ? { mcp_sessions: mcpSessions } : {}),
       problems,

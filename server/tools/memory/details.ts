@@ -10,8 +10,7 @@ export const DetailsInputSchema = Type.Object(
 export const detailsTool = defineTool({
   name: 'cos_details',
   title: 'One observation in full',
-  description:
-    'One observation in full: narrative, facts, files, task, counters. Reading it raises it in later rankings.',
+  description: 'One observation in full: narrative, facts, files, task, counters.',
   module: 'memory',
   layer: 'memory',
   input: DetailsInputSchema,

@@ -44,7 +44,7 @@ export const observationRecordTool = defineTool({
   name: 'cos_observation_record',
   title: 'Record an observation',
   description:
-    'Saves something learned (pattern, decision, pitfall, fact, preference) for later tasks to find with cos_search; a repeat in one session merges.',
+    'Saves something learned for later tasks to find with cos_search; a repeat in one session merges.',
   module: 'memory',
   layer: 'memory',
   input: ObservationRecordInputSchema,

@@ -8,7 +8,7 @@ export const presenceQueryTool = defineTool({
   name: 'cos_presence_query',
   title: 'Who is connected',
   description:
-    'Agents working with this hub, from their hooks and MCP sessions: client, model, lifecycle, what each is doing, files edited and claimed task. Check it before taking work others may hold.',
+    'Agents at work here, from their hooks and MCP sessions: client, model, lifecycle, current action, files edited, claimed task. Check it before taking work.',
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(

@@ -352,9 +352,39 @@ describe('hooks never slow or break the agent', () => {
         const d = await deliver('codex', { ...handler, command }, payload);
         assert.equal(d.exitCode, 0);
         assert.equal(d.output, '');
-        // The script gives up at 900 ms; node's own start-up comes on top on a loaded machine.
+        // The script gives up 850 ms after its process started; a loaded machine slows the exit too.
         assert.ok(d.ms < 5_000, `took ${Math.round(d.ms)} ms`);
       }
+    } finally {
+      hung.close();
+    }
+  });
+
+  test("the hook script's deadline counts node's start-up, so a slow start does not add to it", async () => {
+    const payload = fixture('codex', 'pre-tool-use-bash', repo);
+    const [handler] = handlersFor('codex', repo, 'PreToolUse');
+    assert.ok(handler?.command);
+    const hung: Server = createServer(() => {});
+    await new Promise<void>((r) => hung.listen(0, '127.0.0.1', r));
+    const hungPort = (hung.address() as { port: number }).port;
+    // A start-up that takes 1.2 s before the script's first line runs (a loaded machine, a slow disk),
+    // then a hub that never answers: the script is already past its 850 ms and gives up at once. Were the
+    // deadline counted from its first line, it would wait 850 ms more.
+    const preload = join(repo, 'slow-start.cjs');
+    writeFileSync(preload, 'const end = Date.now() + 1200; while (Date.now() < end) {}\n');
+    try {
+      const command = handler.command.replace(t.url, `http://127.0.0.1:${hungPort}`);
+      const d = await deliver('codex', { ...handler, command }, payload, {
+        ...process.env,
+        NODE_OPTIONS: `--require ${preload}`,
+      });
+      assert.equal(d.exitCode, 0);
+      assert.equal(d.output, '');
+      assert.ok(d.ms >= 1200, `took ${Math.round(d.ms)} ms`);
+      assert.ok(
+        d.ms < 1200 + 650,
+        `took ${Math.round(d.ms)} ms: the deadline was counted from the script's start`,
+      );
     } finally {
       hung.close();
     }

@@ -30,7 +30,7 @@ export interface paths {
         };
         /**
          * Task board
-         * @description The board: each column with its count, WIP cap and a page of cards, best first. meta.next_cursor pages on; meta.parse_errors names broken files.
+         * @description The board: each column with its count, WIP cap and a page of cards, best first. meta.next_cursor pages on.
          */
         get: operations["boardList"];
         put?: never;
@@ -76,7 +76,7 @@ export interface paths {
         put?: never;
         /**
          * Create a task
-         * @description Creates a task file in the icebox (or emergency, within its WIP cap), padded as the board pads its ids. Label it ready to queue it for cos_task_claim_next.
+         * @description Creates a task file in the icebox (or emergency, within its WIP cap). Label it ready to queue it for cos_task_claim_next.
          */
         post: operations["boardTaskCreate"];
         delete?: never;
@@ -414,7 +414,7 @@ export interface paths {
         };
         /**
          * Search the code graph
-         * @description Finds symbols, files and headings by name (camelCase and snake_case words and prefixes match), ranked. Its uids feed the other graph tools.
+         * @description Finds symbols, files and headings by name (camelCase and snake_case words and prefixes match), ranked.
          */
         get: operations["graphSearch"];
         put?: never;
@@ -614,7 +614,7 @@ export interface paths {
         };
         /**
          * Export a subgraph
-         * @description A subgraph as JSON, Mermaid or DOT: the containment tree under a root, or dependencies around it. One node's neighbours: cos_graph_context.
+         * @description A subgraph as JSON, Mermaid or DOT: the containment tree under a root, or dependencies around it.
          */
         get: operations["graphExport"];
         put?: never;
@@ -776,7 +776,7 @@ export interface paths {
         put?: never;
         /**
          * Record an observation
-         * @description Saves something learned (pattern, decision, pitfall, fact, preference) for later tasks to find with cos_search; a repeat in one session merges.
+         * @description Saves something learned for later tasks to find with cos_search; a repeat in one session merges.
          */
         post: operations["observationRecord"];
         delete?: never;
@@ -814,7 +814,7 @@ export interface paths {
         };
         /**
          * One observation in full
-         * @description One observation in full: narrative, facts, files, task, counters. Reading it raises it in later rankings.
+         * @description One observation in full: narrative, facts, files, task, counters.
          */
         get: operations["details"];
         put?: never;
@@ -922,7 +922,7 @@ export interface paths {
         };
         /**
          * Who is connected
-         * @description Agents working with this hub, from their hooks and MCP sessions: client, model, lifecycle, what each is doing, files edited and claimed task. Check it before taking work others may hold.
+         * @description Agents at work here, from their hooks and MCP sessions: client, model, lifecycle, current action, files edited, claimed task. Check it before taking work.
          */
         get: operations["presenceQuery"];
         put?: never;

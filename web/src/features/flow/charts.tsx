@@ -6,6 +6,7 @@ import type { Retro } from './api.ts';
 const W = 520;
 const H = 200;
 const PAD = { left: 48, right: 10, top: 12, bottom: 30 };
+const DOT_R = 4;
 
 /** Status colours of the cumulative flow, finished work at the bottom. */
 export const FLOW_ORDER = ['complete', 'testing', 'in_progress', 'blocked', 'emergency', 'icebox'] as const;
@@ -24,8 +25,11 @@ function niceMax(v: number): number {
   return Math.ceil(v / p) * p;
 }
 
-function Axis({ max, unit }: { max: number; unit: string }) {
-  const ticks = [0, max / 2, max];
+/**
+ * A count axis (tasks) has whole ticks only: half a task is no value. Hours may be fractional.
+ */
+function Axis({ max, unit, whole = false }: { max: number; unit: string; whole?: boolean }) {
+  const ticks = whole && max % 2 !== 0 ? [0, max] : [0, max / 2, max];
   const y = (v: number) => PAD.top + (H - PAD.top - PAD.bottom) * (1 - v / max);
   return (
     <g className="chart-axis">
@@ -50,7 +54,7 @@ export function ThroughputChart({ throughput }: { throughput: Retro['throughput'
   return (
     <svg viewBox={`0 0 ${W} ${H}`} className="chart" role="img" aria-labelledby="throughput-title">
       <title id="throughput-title">Tasks completed per week</title>
-      <Axis max={max} unit="" />
+      <Axis max={max} unit="" whole />
       {throughput.map((t, i) => (
         <g key={t.week}>
           <rect
@@ -76,7 +80,10 @@ export function CycleScatter({ retro }: { retro: Retro }) {
   const from = Date.parse(retro.from);
   const to = Date.parse(retro.to);
   const max = niceMax(Math.max(...points.map((p) => p.cycle_hours ?? 0), 1));
-  const x = (t: number) => PAD.left + ((t - from) / Math.max(1, to - from)) * (W - PAD.left - PAD.right);
+  // Dots keep a radius and a little air from the frame, so one finished today is not cut at the edge.
+  const inset = DOT_R + 2;
+  const x = (t: number) =>
+    PAD.left + inset + ((t - from) / Math.max(1, to - from)) * (W - PAD.left - PAD.right - 2 * inset);
   const y = (v: number) => PAD.top + (H - PAD.top - PAD.bottom) * (1 - v / max);
   const p85 = retro.cycle_time.all.p85_hours;
   return (
@@ -86,7 +93,7 @@ export function CycleScatter({ retro }: { retro: Retro }) {
       {p85 !== null ? (
         <g className="chart-p85">
           <line x1={PAD.left} x2={W - PAD.right} y1={y(p85)} y2={y(p85)} />
-          <text x={W - PAD.right} y={y(p85) - 4} textAnchor="end">
+          <text x={PAD.left + 4} y={y(p85) - 4}>
             p85 {p85} h
           </text>
         </g>
@@ -97,7 +104,7 @@ export function CycleScatter({ retro }: { retro: Retro }) {
           className="chart-dot"
           cx={x(Date.parse(p.completed))}
           cy={y(p.cycle_hours ?? 0)}
-          r={4}
+          r={DOT_R}
         >
           <title>{`${p.id} (${p.kind}): ${p.cycle_hours} h`}</title>
         </circle>
@@ -131,7 +138,7 @@ export function CumulativeFlow({ flow }: { flow: Retro['flow'] }) {
   return (
     <svg viewBox={`0 0 ${W} ${H}`} className="chart" role="img" aria-labelledby="cfd-title">
       <title id="cfd-title">Cumulative flow: tasks in each status at the end of each day</title>
-      <Axis max={max} unit="" />
+      <Axis max={max} unit="" whole />
       {bands.map((b) => (
         <polygon key={b.status} points={b.points} fill={FLOW_COLOUR[b.status]} fillOpacity={0.75}>
           <title>{b.status}</title>

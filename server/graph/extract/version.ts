@@ -1,0 +1,8 @@
+// What the extractors produce for a file's text, as a number: bump it when a change to an extractor or
+// to the shape of its facts would give an unchanged file other nodes or references. A full pass over a
+// graph written at another version re-extracts every file once (as `force` does), so a hub upgraded in
+// place does not keep the old reading of the files that did not change.
+//
+// 2: TypeScript/JavaScript callers as people read them (issue 22): nested functions, interface methods,
+//    the `local` binding of a reference.
+export const EXTRACTION_VERSION = 2;
