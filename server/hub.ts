@@ -154,7 +154,7 @@ class CallContext implements ToolContext {
 
 export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   mkdirSync(config.stateDir, { recursive: true });
-  const logSink = new LogSink();
+  const logSink = new LogSink({ repo: config.repo, stateDir: config.stateDir });
   const logFile = options.logger
     ? undefined
     : new LogFile(join(config.stateDir, LOG_FILE_NAME), options.logSync ?? false);

@@ -1,11 +1,10 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import pino from 'pino';
 import type { Config } from '../config.ts';
-import { DB_FILE_NAME, openDatabase } from '../db/open.ts';
-import { EventBus } from '../events/bus.ts';
-import type { IndexProgress } from '../graph/indexer.ts';
-import { createGraphService } from '../graph/service.ts';
+import { DB_FILE_NAME, type Db, openDatabase } from '../db/open.ts';
+import { Indexer, type IndexProgress } from '../graph/indexer.ts';
+import { ExtractPool } from '../graph/pool.ts';
+import { withoutTasks } from '../graph/service.ts';
 import { CONFIG_FLAGS_HELP } from './help.ts';
 import { hubRequest, openEventStream, unwrap } from './hub-client.ts';
 import { findRunningHub, type RunningHub, tokenRefused } from './running-hub.ts';
@@ -72,17 +71,28 @@ const repoPaths = (args: string[]) => args.map((p) => p.replace(/^\.\//, '').rep
 export async function indexCommand(config: Config, args: string[], force: boolean): Promise<number> {
   const running = await findRunningHub(config);
   if (running) return indexViaHub(running, config, args, force);
-  // The graph service alone, on the hub's database (migrated here as the hub would): not the whole hub,
-  // whose other services and tools this command never uses and would only slow its start.
-  mkdirSync(config.stateDir, { recursive: true });
-  const dbPath = join(config.stateDir, DB_FILE_NAME);
-  const db = openDatabase(dbPath, { busyTimeoutMs: config.dbBusyTimeoutMs, check: true });
-  const logger = pino({ level: 'warn' }, pino.destination(2));
-  const graph = createGraphService({ config, db, dbPath, events: new EventBus(), logger });
+  // The indexer alone, in this thread, on the hub's database (migrated here as the hub would): not the
+  // whole hub, whose other services and tools this command never uses, nor the hub's indexer thread,
+  // whose start (a thread and its modules) would come before any work. The extraction helpers start
+  // first: their threads boot while this one opens the database and walks the repository.
+  const pool = new ExtractPool();
+  let db: Db;
+  try {
+    mkdirSync(config.stateDir, { recursive: true });
+    db = openDatabase(join(config.stateDir, DB_FILE_NAME), {
+      busyTimeoutMs: config.dbBusyTimeoutMs,
+      check: true,
+    });
+  } catch (err) {
+    await pool.close();
+    throw err;
+  }
+  const walk = withoutTasks(config, undefined);
+  const indexer = new Indexer({ repo: config.repo, db, extract: pool.extract, ...(walk ? { walk } : {}) });
   const bar = progressPrinter(process.stderr);
   try {
-    const r = await graph.reindex({
-      force,
+    const r = await indexer.run({
+      ...(force ? { force: true } : {}),
       ...(args.length > 0 ? { paths: repoPaths(args) } : {}),
       onProgress: (p) => {
         if (PHASES.includes(p.phase)) bar.update(p);
@@ -111,7 +121,7 @@ export async function indexCommand(config: Config, args: string[], force: boolea
     process.stderr.write(`cos index: ${(err as Error).message}\n`);
     return 1;
   } finally {
-    await graph.close();
+    await pool.close();
     db.close();
   }
 }

@@ -5,6 +5,7 @@ import { isAbsolute } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
 import { EXTRACTION_VERSION } from './extract/version.ts';
+import { decodeFacts } from './facts.ts';
 import { languageOf } from './parser.ts';
 import { type ExtractJob, type ExtractModel, type Extractor, extractHere } from './pool.ts';
 import { dirOf, normalize, readTsPaths } from './project.ts';
@@ -75,6 +76,8 @@ const EXTRACT_BATCH = 48;
 const CONFIG_FILE =
   /(^|\/)(package\.json|go\.mod|Cargo\.toml|pyproject\.toml|requirements[^/]*\.txt|[tj]sconfig\.json)$/;
 const RESOLVE_BATCH = 64;
+/** WAL pages between two checkpoints of the indexer's connection (32 MB of 4 KB pages). */
+const CHECKPOINT_PAGES = 8000;
 /** A repo-relative path, or undefined for one that leaves the repo (`../x`, `/etc/x`). */
 export function repoPath(raw: string): string | undefined {
   if (isAbsolute(raw) || raw.includes('\0')) return undefined;
@@ -98,6 +101,14 @@ export class Indexer {
 
   constructor(private readonly options: IndexerOptions) {
     this.repo = options.repo;
+    // A cold pass writes tens of MB. At SQLite's default (a checkpoint every 1,000 pages of WAL) this
+    // connection's commits ran a checkpoint, with its two fsyncs and a copy of every page changed
+    // since the last one, every 4 MB: about a second of a cold pass of issue 16's mix went there
+    // (commit time measured at load 8-10). Every 32 MB instead; the WAL file is cut back to that
+    // size once checkpointed, so it does not stay at its high-water mark.
+    options.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+    const pageSize = options.db.pragma('page_size', { simple: true }) as number;
+    options.db.pragma(`journal_size_limit = ${CHECKPOINT_PAGES * pageSize}`);
     this.store = new GraphStore(options.db);
     this.walker = new Walker(options.repo, options.walk);
     this.project = { deps: new Set(), goModules: [] };
@@ -111,7 +122,7 @@ export class Indexer {
     this.store.loadNodeIds();
     const defsByFile = this.store.loadDefs();
     for (const row of this.store.allFiles()) {
-      const facts = JSON.parse(row.facts) as FileFacts;
+      const facts = decodeFacts(row.facts);
       const rec = this.makeRec(
         row.id,
         row.path,
@@ -427,7 +438,7 @@ export class Indexer {
           // One file's references at a time, read just before they are resolved: loading a whole
           // batch up front kept them alive across young-generation collections, and V8 promoted
           // them to the old generation, where they stayed as garbage until the next full GC.
-          const refs = (JSON.parse(freshFacts.get(p) ?? this.store.facts(rec.id)) as FileFacts).refs;
+          const refs = decodeFacts(freshFacts.get(p) ?? this.store.facts(rec.id)).refs;
           const { edges, importsFiles, unresolvedImports } = this.resolveOne(rec, refs);
           rec.unresolvedImports = unresolvedImports;
           for (const t of importsFiles) this.addImporter(t, p);

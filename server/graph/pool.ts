@@ -1,11 +1,13 @@
-// Extraction on helper threads. A helper reads a file, hashes it, extracts it and serializes the
-// result; only paths go in and strings come back. Parsing is CPU-bound and independent per file;
-// everything after it (writes, resolution) stays on the indexer thread, which writes one batch while
-// the helpers extract the next. Without helpers (one core), the indexer thread extracts itself.
+// Extraction on helper threads and the indexer's own. A helper reads a file, hashes it, extracts it
+// and serializes the result; only paths go in and strings come back. Parsing is CPU-bound and
+// independent per file; everything after it (writes, resolution) stays on the indexer thread, which
+// writes one batch while the helpers extract the next, and extracts files of that next batch itself
+// whenever it is not writing. Without helpers (one core), the indexer thread extracts alone.
 import { createHash } from 'node:crypto';
 import type { MessagePort } from 'node:worker_threads';
 import { ConfinedRoot } from '../fs/confined.ts';
 import { extractFile } from './extract/index.ts';
+import { encodeFacts } from './facts.ts';
 import type { Extraction, FileFacts, GraphNode, Language } from './types.ts';
 
 /** Languages any helper takes; the rarer ones all go to the first helper, so each grammar loads once. */
@@ -61,7 +63,7 @@ export type ExtractOutcome =
       error?: string;
       /** JSON of an ExtractModel. */
       model: string;
-      /** JSON of the FileFacts, as stored in graph_files.facts. */
+      /** The FileFacts as stored in graph_files.facts (facts.ts). */
       facts: string;
     };
 
@@ -105,7 +107,7 @@ export async function extractJob(root: string, job: ExtractJob): Promise<Extract
     hash,
     ms: performance.now() - t0,
     model: JSON.stringify({ nodes: ex.nodes, meta } satisfies ExtractModel),
-    facts: JSON.stringify(ex.facts),
+    facts: encodeFacts(ex.facts),
   };
   if (ex.error !== undefined) out.error = ex.error;
   return out;
@@ -129,10 +131,15 @@ export interface HelperReply {
   outcomes: ExtractOutcome[];
 }
 
-/** Jobs go to a helper in chunks of about this many bytes, two chunks ahead. */
+/**
+ * Jobs go to a helper in chunks of at most this many bytes (fewer near the end of a batch, so the
+ * batch's last chunks are short and no thread waits long for another's), two chunks ahead.
+ */
 const CHUNK_BYTES = 64 * 1024;
 const CHUNK_FILES = 16;
 const AHEAD = 2;
+
+const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
 /**
  * The indexer thread's side of the extraction helpers: one port to each helper of the process
@@ -171,11 +178,12 @@ export class ExtractPool {
   }
 
   /**
-   * With helpers, this thread extracts nothing: it never loads a grammar or grows a WebAssembly
-   * memory of its own, and it is free to write the previous batch (the indexer hands out batch N+1
-   * before it writes batch N). The jobs are queued largest first; each helper takes chunks from the
-   * queue, two ahead so it never waits for the next. Files of the rarer languages all go to the
-   * first helper: every grammar a thread loads costs it 10-30 MB.
+   * The jobs are queued largest first; each helper takes chunks from the front of the queue, two
+   * ahead so it never waits for the next. This thread takes files from the back, one at a time,
+   * whenever it is not writing: the indexer hands out batch N+1 before it writes batch N, and on 2
+   * cores it was idle for about two thirds of a cold pass while its one helper parsed (measured on
+   * issue 16's Python-heavy mix). Files of the rarer languages all go to the first helper: every
+   * grammar a thread loads costs it 10-30 MB.
    */
   readonly extract: Extractor = async (root, jobs) => {
     if (this.helpers.length === 0) return extractHere(root, jobs);
@@ -187,6 +195,9 @@ export class ExtractPool {
     shared.sort(bySize);
     rare.sort(bySize);
     const first = this.helpers[0]!;
+    const workers = this.helpers.length + 1;
+    let sharedBytes = 0;
+    for (const i of shared) sharedBytes += jobs[i]!.size;
 
     let failure: Error | undefined;
     const inFlight = new Set<Promise<void>>();
@@ -195,11 +206,14 @@ export class ExtractPool {
       if (failure || queue.length === 0) return;
       const take: number[] = [];
       let bytes = 0;
-      while (queue.length && take.length < CHUNK_FILES && (take.length === 0 || bytes < CHUNK_BYTES)) {
+      // A share of what is left, so the end of the batch is split finely between the threads.
+      const budget = queue === shared ? Math.min(CHUNK_BYTES, sharedBytes / (2 * workers)) : CHUNK_BYTES;
+      while (queue.length && take.length < CHUNK_FILES && (take.length === 0 || bytes < budget)) {
         const i = queue.shift()!;
         take.push(i);
         bytes += jobs[i]!.size;
       }
+      if (queue === shared) sharedBytes -= bytes;
       const id = this.nextId++;
       const reply = new Promise<HelperReply>((resolve, reject) => {
         this.waiting.set(id, { helper: w, resolve, reject });
@@ -223,6 +237,15 @@ export class ExtractPool {
       inFlight.add(done);
     };
     for (const w of this.helpers) for (let k = 0; k < AHEAD; k++) feed(w);
+    // The caller writes the previous batch first (it runs until its next await).
+    await yieldToLoop();
+    while (shared.length && !failure) {
+      const i = shared.pop()!;
+      sharedBytes -= jobs[i]!.size;
+      out[i] = await extractJob(root, jobs[i]!);
+      // The helpers' replies are handled (and their next chunks sent) between this thread's files.
+      await yieldToLoop();
+    }
     while (inFlight.size && !failure) await Promise.race(inFlight);
     if (failure) throw failure;
     return out;

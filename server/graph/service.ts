@@ -89,7 +89,7 @@ export interface GraphServiceOptions {
  * re-extracting, re-resolving and writing (CPU and the database's write lock) for headings and links
  * that say nothing about the code. Measured under bench:load in scripts/bench/README.md.
  */
-function withoutTasks(config: Config, walk: WalkOptions | undefined): WalkOptions | undefined {
+export function withoutTasks(config: Config, walk: WalkOptions | undefined): WalkOptions | undefined {
   const tasks = insideRepo(config.repo, config.tasksDir);
   if (tasks === null) return walk;
   return { ...walk, excludedPaths: [...(walk?.excludedPaths ?? []), tasks] };

@@ -1,13 +1,15 @@
 // Keeps log lines at WARN and above in the log_events table too (besides .mcp.log), so they can be
 // queried (cos_log_query) and shown live (log-warning). pino hands this stream serialised lines; the
-// sink exists before the database is open and buffers until it is attached.
+// sink exists before the database is open and buffers until it is attached. What is kept is what any
+// caller may read: the message and the error's type and message, without stack, absolute paths or SQL
+// (public-text.ts); the whole record stays in .mcp.log under its error id.
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
+import { PublicText, type PublicTextRoots } from './public-text.ts';
 
 const LEVEL_NAMES: Record<number, 'warn' | 'error' | 'fatal'> = { 40: 'warn', 50: 'error', 60: 'fatal' };
 const MAX_BUFFER = 5_000;
 const MAX_MESSAGE = 4_000;
-const MAX_STACK = 16_000;
 
 export interface LogEventRow {
   at: number;
@@ -16,7 +18,6 @@ export interface LogEventRow {
   message: string;
   error_id: string | null;
   session: string | null;
-  stack: string | null;
 }
 
 export class LogSink {
@@ -25,6 +26,11 @@ export class LogSink {
   private events: EventBus | undefined;
   private insert: ReturnType<Db['prepare']> | undefined;
   private scheduled = false;
+  private readonly text: PublicText;
+
+  constructor(roots: PublicTextRoots) {
+    this.text = new PublicText(roots);
+  }
 
   /** pino stream interface. */
   write(line: string): void {
@@ -36,7 +42,7 @@ export class LogSink {
     }
     const level = LEVEL_NAMES[Number(entry.level)];
     if (!level) return;
-    const err = entry.err as { stack?: unknown; message?: unknown } | undefined;
+    const err = entry.err as { type?: unknown; message?: unknown } | undefined;
     const row: LogEventRow = {
       at:
         typeof entry.time === 'string'
@@ -51,10 +57,9 @@ export class LogSink {
           : typeof entry.tool === 'string'
             ? `tool:${entry.tool}`
             : null,
-      message: String(entry.msg ?? err?.message ?? '').slice(0, MAX_MESSAGE),
+      message: this.messageOf(entry.msg, err).slice(0, MAX_MESSAGE),
       error_id: typeof entry.errorId === 'string' ? entry.errorId : null,
       session: typeof entry.session === 'string' ? entry.session : null,
-      stack: typeof err?.stack === 'string' ? err.stack.slice(0, MAX_STACK) : null,
     };
     this.buffer.push(row);
     if (this.buffer.length > MAX_BUFFER) this.buffer.shift();
@@ -67,11 +72,22 @@ export class LogSink {
     this.schedule();
   }
 
+  /** The line's message, then the error's type and message when the line does not say them already. */
+  private messageOf(msg: unknown, err: { type?: unknown; message?: unknown } | undefined): string {
+    const text = this.text.scrub(typeof msg === 'string' ? msg : '');
+    if (!err) return text;
+    const what = this.text.scrub(typeof err.message === 'string' ? err.message : '');
+    const error = `${typeof err.type === 'string' ? err.type : 'Error'}${what ? `: ${what}` : ''}`;
+    if (!text) return error;
+    return what && text.includes(what) ? text : `${text} (${error})`;
+  }
+
   attach(db: Db, events: EventBus): void {
     this.db = db;
     this.events = events;
     this.insert = db.prepare(
-      'INSERT INTO log_events (at, level, scope, message, error_id, session, stack) VALUES (@at, @level, @scope, @message, @error_id, @session, @stack)',
+      // The stack column stays empty: stacks go to .mcp.log only.
+      'INSERT INTO log_events (at, level, scope, message, error_id, session) VALUES (@at, @level, @scope, @message, @error_id, @session)',
     );
     this.schedule();
   }

@@ -2,6 +2,7 @@
 import { taskKeys } from '../board/task-keys.ts';
 import type { Db } from '../db/open.ts';
 import { CallWindow, metricsOf, type ToolMetrics, type ToolTally } from './call-window.ts';
+import type { PublicText } from './public-text.ts';
 
 export const WINDOWS = {
   '5m': 5 * 60_000,
@@ -96,12 +97,19 @@ export interface LogRow {
   message: string;
   error_id: string | null;
   session: string | null;
-  stack: string | null;
 }
 
 const LEVEL_RANK = { warn: 40, error: 50, fatal: 60 } as const;
 
-export function queryLogs(db: Db, f: LogFilter): { entries: LogRow[]; next_cursor: string | null } {
+/**
+ * Log events, newest first. Messages pass through `text` on the way out too: rows an older hub stored
+ * may hold what callers never see (it kept stacks, and paths in messages).
+ */
+export function queryLogs(
+  db: Db,
+  f: LogFilter,
+  text: PublicText,
+): { entries: LogRow[]; next_cursor: string | null } {
   const where: string[] = [];
   const args: unknown[] = [];
   if (f.level) {
@@ -118,8 +126,8 @@ export function queryLogs(db: Db, f: LogFilter): { entries: LogRow[]; next_curso
   }
   if (f.text) {
     // instr() is a plain substring test: no LIKE wildcards to escape, no FTS syntax to trip over.
-    where.push("(instr(lower(message), lower(?)) > 0 OR instr(lower(coalesce(stack, '')), lower(?)) > 0)");
-    args.push(f.text, f.text);
+    where.push('instr(lower(message), lower(?)) > 0');
+    args.push(f.text);
   }
   if (f.session) {
     where.push('session = ?');
@@ -135,10 +143,11 @@ export function queryLogs(db: Db, f: LogFilter): { entries: LogRow[]; next_curso
   }
   const rows = db
     .prepare(
-      `SELECT id, at, level, scope, message, error_id, session, stack FROM log_events
+      `SELECT id, at, level, scope, message, error_id, session FROM log_events
        ${where.length ? `WHERE ${where.join(' AND ')}` : ''} ORDER BY id DESC LIMIT ?`,
     )
     .all(...args, f.limit + 1) as LogRow[];
+  for (const row of rows) row.message = text.scrub(row.message);
   const more = rows.length > f.limit;
   const entries = more ? rows.slice(0, f.limit) : rows;
   return { entries, next_cursor: more ? String(entries[entries.length - 1]!.id) : null };
@@ -163,6 +172,7 @@ function tableExists(db: Db, name: string): boolean {
  */
 export function timeline(
   db: Db,
+  text: PublicText,
   limit: number,
   cursor?: string,
 ): { entries: TimelineEntry[]; next_cursor: string | null } {
@@ -202,6 +212,7 @@ export function timeline(
        WHERE at < ? OR (at = ? AND id < ?) ORDER BY at DESC, id DESC LIMIT ?`,
     )
     .all(beforeAt, beforeAt, idBound('log'), take) as Record<string, unknown>[]) {
+    r.message = text.scrub(String(r.message));
     entries.push({
       kind: 'log',
       id: r.id as number,

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ToolError } from '../../errors.ts';
+import { PublicText } from '../../observability/public-text.ts';
 import { queryLogs } from '../../observability/queries.ts';
 import { defineTool } from '../define.ts';
 
@@ -7,7 +8,7 @@ export const logQueryTool = defineTool({
   name: 'cos_log_query',
   title: 'Query the hub log',
   description:
-    "Warnings and errors the hub logged, newest first. Give the error id an error envelope quoted to see that failure's stack.",
+    "Warnings and errors the hub logged, newest first, each with the error's type and message. Give the error id an error envelope quoted to find that failure; its stack stays in $COS_STATE_DIR/.mcp.log, as do absolute paths and SQL, which answers never carry.",
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(
@@ -35,7 +36,6 @@ export const logQueryTool = defineTool({
         message: Type.String(),
         error_id: Type.Union([Type.String(), Type.Null()]),
         session: Type.Union([Type.String(), Type.Null()]),
-        stack: Type.Union([Type.String(), Type.Null()]),
       }),
     ),
     next_cursor: Type.Union([Type.String(), Type.Null()]),
@@ -55,16 +55,20 @@ export const logQueryTool = defineTool({
       if (!Number.isInteger(beforeId) || beforeId < 0)
         throw new ToolError('validation', 'cursor must be the next_cursor of a previous page');
     }
-    const page = queryLogs(ctx.db, {
-      ...(input.level ? { level: input.level } : {}),
-      ...(input.scope ? { scope: input.scope } : {}),
-      ...(since !== undefined ? { since } : {}),
-      ...(input.text ? { text: input.text } : {}),
-      ...(input.session ? { session: input.session } : {}),
-      ...(input.error_id ? { error_id: input.error_id } : {}),
-      ...(beforeId !== undefined ? { before_id: beforeId } : {}),
-      limit: input.limit ?? 50,
-    });
+    const page = queryLogs(
+      ctx.db,
+      {
+        ...(input.level ? { level: input.level } : {}),
+        ...(input.scope ? { scope: input.scope } : {}),
+        ...(since !== undefined ? { since } : {}),
+        ...(input.text ? { text: input.text } : {}),
+        ...(input.session ? { session: input.session } : {}),
+        ...(input.error_id ? { error_id: input.error_id } : {}),
+        ...(beforeId !== undefined ? { before_id: beforeId } : {}),
+        limit: input.limit ?? 50,
+      },
+      new PublicText(ctx.config),
+    );
     return { ...page, meta: { next_cursor: page.next_cursor } };
   },
 });

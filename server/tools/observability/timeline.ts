@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import { ToolError } from '../../errors.ts';
+import { PublicText } from '../../observability/public-text.ts';
 import { timeline } from '../../observability/queries.ts';
 import { defineTool } from '../define.ts';
 
@@ -39,7 +40,7 @@ export const timelineTool = defineTool({
       throw new ToolError('validation', 'cursor must be the next_cursor of a previous page');
     }
     ctx.services.observability.calls.flush();
-    const page = timeline(ctx.db, input.limit ?? 100, input.cursor);
+    const page = timeline(ctx.db, new PublicText(ctx.config), input.limit ?? 100, input.cursor);
     return { ...page, meta: { next_cursor: page.next_cursor } };
   },
 });

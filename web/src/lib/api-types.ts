@@ -882,7 +882,7 @@ export interface paths {
         };
         /**
          * Query the hub log
-         * @description Warnings and errors the hub logged, newest first. Give the error id an error envelope quoted to see that failure's stack.
+         * @description Warnings and errors the hub logged, newest first, each with the error's type and message. Give the error id an error envelope quoted to find that failure; its stack stays in $COS_STATE_DIR/.mcp.log, as do absolute paths and SQL, which answers never carry.
          */
         get: operations["logQuery"];
         put?: never;
@@ -6998,7 +6998,6 @@ export interface operations {
                                 message: string;
                                 error_id: string | null;
                                 session: string | null;
-                                stack: string | null;
                             }[];
                             next_cursor: string | null;
                         };
