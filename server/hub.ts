@@ -215,6 +215,9 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   services.agents = agents;
   sessions.countsSource = () => agents.counts();
 
+  /** A call's start and end (a long one keeps the project in use throughout), not the page's polls. */
+  let lastUsedAt = now();
+
   /** Records a served call (and the session's last tool) once its answer is on its way. */
   function finish(
     tool: AnyTool,
@@ -226,6 +229,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   ): ToolAnswer {
     const { envelope, text } = answer;
     const durationMs = performance.now() - t0;
+    if (caller.background !== true) lastUsedAt = now();
     if (config.recordCalls && caller.background !== true)
       calls.record(
         tool,
@@ -251,7 +255,6 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
 
   const parts: HubParts = { config, db, logger, services, modules, events };
   let closed = false;
-  let lastUsedAt = now();
   return {
     config,
     db,
