@@ -1,7 +1,6 @@
 // The hub's runtime: configuration, database, logger, event bus, module switches, the domain services and
 // the tool registry. buildApp() serves it; main.ts starts and stops it. Nothing here listens on a port.
 
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
@@ -11,6 +10,7 @@ import { releaseDbCaches } from './db/caches.ts';
 import { DatabaseFileGuard } from './db/file-guard.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
+import { makeDirSync } from './fs/make-dir.ts';
 import { createGitService } from './git/service.ts';
 import type { ExtractHelpers } from './graph/helpers.ts';
 import type { PassQueue } from './graph/pass-queue.ts';
@@ -153,7 +153,7 @@ class CallContext implements ToolContext {
 }
 
 export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
-  mkdirSync(config.stateDir, { recursive: true });
+  makeDirSync(config.stateDir);
   const logSink = new LogSink({ repo: config.repo, stateDir: config.stateDir });
   const logFile = options.logger
     ? undefined

@@ -1,7 +1,7 @@
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from '../db/open.ts';
+import { makeDirSync } from '../fs/make-dir.ts';
 import { Indexer, type IndexProgress } from '../graph/indexer.ts';
 import { ExtractPool } from '../graph/pool.ts';
 import { withoutTasks } from '../graph/service.ts';
@@ -78,7 +78,7 @@ export async function indexCommand(config: Config, args: string[], force: boolea
   const pool = new ExtractPool();
   let db: Db;
   try {
-    mkdirSync(config.stateDir, { recursive: true });
+    makeDirSync(config.stateDir);
     db = openDatabase(join(config.stateDir, DB_FILE_NAME), {
       busyTimeoutMs: config.dbBusyTimeoutMs,
       check: true,
