@@ -14,11 +14,12 @@
 // The CI test runs each with a few generated cases; `npm run fuzz` with FUZZ_RUNS of them (a tenth for
 // `search`, whose every case is a worst-case query) and the thorough fixed sets.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { catalog } from '../../server/tools/catalog.ts';
+import { snapshot } from './fuzz-harness.ts';
 import { startTestHub } from './hub.ts';
 import { variants } from './path-variants.ts';
 import {
@@ -284,21 +285,6 @@ const OUTSIDE_WORDS = [
 ];
 /** What /etc/passwd (or /etc/hostname's neighbours) would bring along. */
 const ETC_WORDS = ['root:x:0:0', '/bin/bash', 'nologin'];
-
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const name of readdirSync(d)) {
-      const full = join(d, name);
-      const st = statSync(full, { throwIfNoEntry: false });
-      if (!st) continue;
-      out.push(`${relative(dir, full)} ${st.isDirectory() ? 'dir' : `${st.size} ${st.mtimeMs}`}`);
-      if (st.isDirectory()) walk(full);
-    }
-  };
-  walk(dir);
-  return out.sort();
-}
 
 function seedLinks(root: string): { repo: string; outside: string } {
   const repo = join(root, 'repo');
