@@ -256,3 +256,12 @@ test('a trace from a function follows the calls of the functions nested in it, f
     JSON.stringify(steps),
   );
 });
+
+test('dead code leaves interface methods out, and a nested function handed on as a value is low confidence', async () => {
+  const d = await g.data('cos_graph_dead_code', { limit: 500 });
+  const dead = new Map(d.dead.map((x: { uid: string; confidence: string }) => [x.uid, x.confidence]));
+  // Store.set is called by nobody the graph can see, but it is the interface MemoryStore implements.
+  assert.equal(dead.has('code:method:src/store.ts::Store.set'), false, JSON.stringify([...dead]));
+  // tick is never called by name: run(tick) hands it on, and its name in the file says so.
+  assert.equal(dead.get('code:function:src/main.ts::schedule.tick'), 'low');
+});
