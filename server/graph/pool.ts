@@ -4,10 +4,8 @@
 // writes one batch while the helpers extract the next, and extracts files of that next batch itself
 // whenever it is not writing. Without helpers (one core), the indexer thread extracts alone.
 import { createHash } from 'node:crypto';
-import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
+import type { MessagePort } from 'node:worker_threads';
 import { ConfinedRoot } from '../fs/confined.ts';
-import { startThread } from '../threads.ts';
 import { extractFile } from './extract/index.ts';
 import { encodeFacts } from './facts.ts';
 import type { Extraction, FileFacts, GraphNode, Language } from './types.ts';
@@ -143,42 +141,39 @@ const AHEAD = 2;
 
 const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
 
+/**
+ * The indexer thread's side of the extraction helpers: one port to each helper of the process
+ * (helpers.ts leases them), over which chunks of jobs go out and outcomes come back.
+ */
 export class ExtractPool {
-  private readonly helpers: Worker[] = [];
+  private readonly helpers: MessagePort[] = [];
   private nextId = 1;
   private readonly waiting = new Map<
     number,
-    { helper: Worker; resolve: (r: HelperReply) => void; reject: (e: Error) => void }
+    { helper: MessagePort; resolve: (r: HelperReply) => void; reject: (e: Error) => void }
   >();
 
-  /** `helpers` extra threads (default: one per core beyond the first, at most 3). */
-  constructor(helpers = Math.min(3, availableParallelism() - 1)) {
-    for (let i = 0; i < helpers; i++) {
-      const w = startThread(new URL('./extract-worker.ts', import.meta.url), {
-        execArgv: [],
-        resourceLimits: WORKER_LIMITS,
-      });
-      w.on('message', (m: HelperReply) => {
+  /** `ports`: one per helper, in the helpers' order; none means this thread extracts everything itself. */
+  constructor(ports: readonly MessagePort[] = []) {
+    for (const port of ports) {
+      port.on('message', (m: HelperReply) => {
         this.waiting.get(m.id)?.resolve(m);
         this.waiting.delete(m.id);
-        this.settle(w);
+        this.settle(port);
       });
-      const fail = (err: Error) => {
-        for (const [id, p] of this.waiting) {
-          if (p.helper !== w) continue;
-          this.waiting.delete(id);
-          p.reject(err);
-        }
-      };
-      w.on('error', fail);
-      w.on('exit', (code) => {
-        // Later batches go to the helpers that are left, or to this thread.
-        const k = this.helpers.indexOf(w);
+      port.on('close', () => {
+        // The helper stopped (or the port was let go): later batches go to the helpers that are left,
+        // or to this thread.
+        const k = this.helpers.indexOf(port);
         if (k !== -1) this.helpers.splice(k, 1);
-        fail(new Error(`an extraction helper exited (code ${code})`));
+        for (const [id, p] of this.waiting) {
+          if (p.helper !== port) continue;
+          this.waiting.delete(id);
+          p.reject(new Error('an extraction helper exited'));
+        }
       });
-      w.unref();
-      this.helpers.push(w);
+      port.unref();
+      this.helpers.push(port);
     }
   }
 
@@ -206,7 +201,7 @@ export class ExtractPool {
 
     let failure: Error | undefined;
     const inFlight = new Set<Promise<void>>();
-    const feed = (w: Worker) => {
+    const feed = (w: MessagePort) => {
       const queue = w === first && rare.length ? rare : shared;
       if (failure || queue.length === 0) return;
       const take: number[] = [];
@@ -256,13 +251,13 @@ export class ExtractPool {
     return out;
   };
 
-  private settle(w: Worker): void {
+  private settle(w: MessagePort): void {
     for (const p of this.waiting.values()) if (p.helper === w) return;
     w.unref();
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.helpers.map((w) => w.terminate()));
-    this.helpers.length = 0;
+  /** Lets go of the helpers (they are the process's: they go on serving other indexers). */
+  close(): void {
+    for (const port of this.helpers.splice(0)) port.close();
   }
 }

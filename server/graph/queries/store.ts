@@ -1,6 +1,8 @@
 // Read side of the graph: prepared statements created once per connection (a WeakMap keeps one set per
 // database handle), and the small row shapes the graph tools share. The indexer worker is the only
 // writer; the doctor's fix is the one exception and lives in doctor.ts.
+
+import { dbCache } from '../../db/caches.ts';
 import type { Db } from '../../db/open.ts';
 
 export interface NodeRow {
@@ -155,7 +157,7 @@ function build(db: Db) {
 
 export type GraphStatements = ReturnType<typeof build>;
 
-const cache = new WeakMap<Db, GraphReader>();
+const cache = dbCache<GraphReader>();
 
 /** The graph's read API over one connection; built on first use, then reused by every call. */
 export function graphReader(db: Db): GraphReader {
