@@ -21,6 +21,11 @@ export interface Config {
   mcpSessionIdleMs: number;
   /** Open MCP sessions at most; a new one beyond it closes the longest idle (COS_MCP_MAX_SESSIONS). */
   mcpMaxSessions: number;
+  /**
+   * A project whose tools nobody has called for this many milliseconds lets go of what it can rebuild
+   * (COS_PROJECT_IDLE_MINUTES); 0: never.
+   */
+  projectIdleMs: number;
   /** Largest request body accepted, in bytes. */
   bodyLimitBytes: number;
   /** Milliseconds one search (per layer) may hold the thread before it answers `transient` (COS_SEARCH_BUDGET_MS). */
@@ -60,6 +65,9 @@ function positive(text: string | undefined, fallback: number): number {
 /** About 45 KB each (2,000 grew the hub by 91 MB): 256 agents are more than one machine runs. */
 export const DEFAULT_MAX_SESSIONS = 256;
 
+/** Minutes without a tool call after which a project releases its caches (COS_PROJECT_IDLE_MINUTES). */
+export const DEFAULT_PROJECT_IDLE_MINUTES = 10;
+
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
   flags: Flags = {},
@@ -86,6 +94,7 @@ export function loadConfig(
     );
   }
   const idleMinutes = Number(env.COS_MCP_SESSION_IDLE_MINUTES ?? '30');
+  const projectIdle = env.COS_PROJECT_IDLE_MINUTES;
   return {
     port,
     host,
@@ -97,6 +106,10 @@ export function loadConfig(
     token,
     mcpSessionIdleMs: Number.isFinite(idleMinutes) && idleMinutes > 0 ? idleMinutes * 60_000 : 30 * 60_000,
     mcpMaxSessions: Math.max(1, Math.floor(positive(env.COS_MCP_MAX_SESSIONS, DEFAULT_MAX_SESSIONS))),
+    projectIdleMs:
+      projectIdle?.trim() === '0'
+        ? 0
+        : Math.round(positive(projectIdle, DEFAULT_PROJECT_IDLE_MINUTES) * 60_000),
     bodyLimitBytes: Number(env.COS_BODY_LIMIT_BYTES ?? 4 * 1024 * 1024),
     requestTimeoutMs: Math.round(positive(env.COS_REQUEST_TIMEOUT_MS, 30_000)),
     searchBudgetMs: Math.round(positive(env.COS_SEARCH_BUDGET_MS, DEFAULT_SEARCH_BUDGET_MS)),

@@ -1,16 +1,18 @@
 // The hub's runtime: configuration, database, logger, event bus, module switches, the domain services and
 // the tool registry. buildApp() serves it; main.ts starts and stops it. Nothing here listens on a port.
 
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
+import { releaseDbCaches } from './db/caches.ts';
 import { DatabaseFileGuard } from './db/file-guard.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
 import { EventBus } from './events/bus.ts';
+import { makeDirSync } from './fs/make-dir.ts';
 import { createGitService } from './git/service.ts';
+import type { ExtractHelpers } from './graph/helpers.ts';
 import type { PassQueue } from './graph/pass-queue.ts';
 import { HubStatus } from './hub-status.ts';
 import { LogFile } from './log-file.ts';
@@ -55,6 +57,17 @@ export interface Hub {
   answer(tool: AnyTool, input: unknown, options: AnswerOptions): ToolAnswer | Promise<ToolAnswer>;
   /** A context for one call; `signal` and `progress` come from the adapter serving it. */
   context(caller: CallerInfo, extra?: ContextExtras): ToolContext;
+  /**
+   * When a tool of this hub was last called, by an agent or a person (ms since the epoch; the hub's own
+   * page polling does not count); its creation until then.
+   */
+  lastUsedAt(): number;
+  /**
+   * Lets go of what the hub can rebuild on its next call (projects/idle.ts): the graph's indexer thread,
+   * the writer threads, the caches kept beside the database. Watchers keep running, so freshness stays
+   * true. Resolves with what was let go (empty when there was nothing to).
+   */
+  release(): Promise<string[]>;
   /** Starts background work (indexers, watchers). The hub answers before it finishes. */
   start(): Promise<void>;
   close(): Promise<void>;
@@ -94,6 +107,8 @@ export interface CreateHubOptions {
   now?: () => number;
   /** One full index pass at a time across the projects of one process (see ProjectHubs). */
   passQueue?: PassQueue;
+  /** The process's extraction helper threads, shared by the projects' indexers. */
+  extractHelpers?: ExtractHelpers;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -138,7 +153,7 @@ class CallContext implements ToolContext {
 }
 
 export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
-  mkdirSync(config.stateDir, { recursive: true });
+  makeDirSync(config.stateDir);
   const logSink = new LogSink({ repo: config.repo, stateDir: config.stateDir });
   const logFile = options.logger
     ? undefined
@@ -185,6 +200,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
           events,
           modules,
           passQueue: options.passQueue,
+          extractHelpers: options.extractHelpers,
         });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
@@ -199,6 +215,9 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   services.agents = agents;
   sessions.countsSource = () => agents.counts();
 
+  /** A call's start and end (a long one keeps the project in use throughout), not the page's polls. */
+  let lastUsedAt = now();
+
   /** Records a served call (and the session's last tool) once its answer is on its way. */
   function finish(
     tool: AnyTool,
@@ -210,7 +229,8 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   ): ToolAnswer {
     const { envelope, text } = answer;
     const durationMs = performance.now() - t0;
-    if (config.recordCalls)
+    if (caller.background !== true) lastUsedAt = now();
+    if (config.recordCalls && caller.background !== true)
       calls.record(
         tool,
         caller,
@@ -251,6 +271,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       const { serialise } = options;
       if (!serialise) return Promise.resolve(this.answer(tool, input, options));
       const { caller, applyBudget, signal, progress } = options;
+      if (caller.background !== true) lastUsedAt = now();
       const startedAt = Date.now();
       const t0 = performance.now();
       const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
@@ -260,6 +281,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       );
     },
     answer(tool, input, { caller, applyBudget, signal, progress }) {
+      if (caller.background !== true) lastUsedAt = now();
       const startedAt = Date.now();
       const t0 = performance.now();
       const budget = applyBudget ? TOKEN_BUDGET_CHARS : undefined;
@@ -279,6 +301,21 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
         extra.progress ?? NO_PROGRESS,
         extra.budget,
       );
+    },
+    lastUsedAt: () => lastUsedAt,
+    async release() {
+      if (closed) return [];
+      const released: string[] = [];
+      for (const service of lifecycle) {
+        try {
+          if (await service.release?.()) released.push(service.name);
+        } catch (err) {
+          logger.warn({ err, scope: service.name }, `${service.name} could not let go of its threads`);
+        }
+      }
+      if (calls.release()) released.push('call writer');
+      releaseDbCaches(db);
+      return released;
     },
     async start() {
       sessions.endOrphans();

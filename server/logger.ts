@@ -1,9 +1,9 @@
 // The hub's pino logger. Everything goes to $COS_STATE_DIR/.mcp.log (note the leading dot), which every
 // hub process on the machine appends to, so each line carries the process id and the thread.
-import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { isMainThread, threadId } from 'node:worker_threads';
 import pino, { type Logger } from 'pino';
+import { makeDirSync } from './fs/make-dir.ts';
 import { LogFile } from './log-file.ts';
 
 export const LOG_FILE_NAME = '.mcp.log';
@@ -23,7 +23,7 @@ export interface LoggerOptions {
 }
 
 export function createLogger(options: LoggerOptions): Logger {
-  mkdirSync(options.stateDir, { recursive: true });
+  makeDirSync(options.stateDir);
   const destination =
     options.destination ?? new LogFile(join(options.stateDir, LOG_FILE_NAME), options.sync ?? false);
   const settings = {

@@ -8,6 +8,7 @@ import type { Db, FileIdentity } from './db/open.ts';
 import { createDocsService } from './docs/service.ts';
 import type { EventBus } from './events/bus.ts';
 import { createGitService } from './git/service.ts';
+import type { ExtractHelpers } from './graph/helpers.ts';
 import type { PassQueue } from './graph/pass-queue.ts';
 import { createGraphService } from './graph/service.ts';
 import { createMemoryService } from './memory/service.ts';
@@ -26,12 +27,19 @@ export interface ServiceDeps {
   modules: ModuleState;
   /** Shared by the projects of one hub process: their full index passes take turns. */
   passQueue?: PassQueue | undefined;
+  /** Shared by the projects of one hub process: one set of extraction helper threads (and grammars). */
+  extractHelpers?: ExtractHelpers | undefined;
 }
 
 /** Background work a service starts with the hub (indexing, watching) and stops with it. */
 export interface ServiceLifecycle {
   name: string;
   start?(): unknown;
+  /**
+   * Lets go of what the service can rebuild when next used (threads and their memory) while its project
+   * is idle; watchers keep running. True when something was let go.
+   */
+  release?(): boolean | Promise<boolean>;
   close?(): void | Promise<void>;
 }
 
@@ -61,13 +69,19 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
   });
   const services = { board, memory, docs, supervise, git } as HubServices;
   const lifecycle: ServiceLifecycle[] = [
-    { name: 'board', start: () => board.start(), close: () => board.close() },
+    {
+      name: 'board',
+      start: () => board.start(),
+      release: () => board.releaseThreads(),
+      close: () => board.close(),
+    },
     { name: 'docs', start: () => docs.start(), close: () => docs.close() },
   ];
   // The graph indexes in a worker thread: start() only spawns it, so the hub answers at once and the
   // graph tools report what is indexed so far. An in-memory database (tests) has no file to share.
   if (deps.dbPath !== ':memory:') {
-    const graph = createGraphService(deps);
+    const { extractHelpers, ...graphDeps } = deps;
+    const graph = createGraphService({ ...graphDeps, helpers: extractHelpers });
     services.graph = graph;
     let unsubscribe: (() => void) | undefined;
     lifecycle.push({
@@ -80,6 +94,7 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
           if (e.type === 'module-changed' && change.id === 'graph' && change.enabled) graph.start();
         });
       },
+      release: () => graph.release(),
       close: () => {
         unsubscribe?.();
         return graph.close();

@@ -353,9 +353,21 @@ function shellScript(i: number): string {
   ].join('\n');
 }
 
-/** Writes the mixed repository under `dir`; returns the number of files written. */
-export function writePythonMix(dir: string, { seed = 16, dense = false } = {}): number {
+/**
+ * Writes the mixed repository under `dir`; returns the number of files written. `scale` multiplies every
+ * count of the mix (0.5: about 1,000 files in the same proportions); 1 writes issue 16's repository.
+ * `dense` writes the corpus's first version (see pythonModule).
+ */
+export function writePythonMix(dir: string, { seed = 16, scale = 1, dense = false } = {}): number {
   const r = rng(seed);
+  const count = (n: number) => Math.max(1, Math.round(n * scale));
+  const mix = {
+    python: count(MIX.python),
+    markdown: count(MIX.markdown),
+    typescript: count(MIX.typescript),
+    shell: count(MIX.shell),
+    other: count(MIX.other),
+  };
   let n = 0;
   const write = (path: string, text: string) => {
     mkdirSync(dirname(join(dir, path)), { recursive: true });
@@ -364,7 +376,7 @@ export function writePythonMix(dir: string, { seed = 16, dense = false } = {}): 
   };
   const packages = Array.from({ length: 30 }, (_, p) => (p === 0 ? 'core' : p === 1 ? 'util' : `pkg${p}`));
   const perPackage = new Map<string, string[]>();
-  for (let i = 0; i < MIX.python; i++) {
+  for (let i = 0; i < mix.python; i++) {
     const pkg = packages[i % packages.length]!;
     const list = perPackage.get(pkg) ?? [];
     const mod =
@@ -381,14 +393,14 @@ export function writePythonMix(dir: string, { seed = 16, dense = false } = {}): 
           : pythonModule(pkg, i, r, mods.filter((m) => m !== '__init__' && m !== mod).slice(0, 8), dense);
       write(`src/${pkg}/${mod}.py`, text);
     }
-  for (let i = 0; i < MIX.markdown; i++)
+  for (let i = 0; i < mix.markdown; i++)
     write(`docs/${WORDS[i % WORDS.length]}/page-${i}.md`, markdownPage(i, r));
-  for (let i = 0; i < MIX.typescript; i++) {
+  for (let i = 0; i < mix.typescript; i++) {
     const tsx = i % 3 === 0;
     write(`web/src/features/f${i % 25}/view-${i}.${tsx ? 'tsx' : 'ts'}`, tsFile(i, r, tsx));
   }
-  for (let i = 0; i < MIX.shell; i++) write(`scripts/step-${i}.sh`, shellScript(i));
-  for (let i = 0; i < MIX.other; i++) {
+  for (let i = 0; i < mix.shell; i++) write(`scripts/step-${i}.sh`, shellScript(i));
+  for (let i = 0; i < mix.other; i++) {
     const kind = i % 4;
     if (kind === 0)
       write(`config/c${i}.json`, `${JSON.stringify({ id: i, name: `c${i}`, tags: ['a', 'b'] }, null, 2)}\n`);

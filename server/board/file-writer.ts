@@ -127,6 +127,13 @@ export class FileWriter {
     if (this.jobs.size === 0) this.stop();
   }
 
+  /** Stops the thread when no write is in flight (an idle project); the next write starts a new one. */
+  letGo(): boolean {
+    if (!this.worker || this.jobs.size > 0) return false;
+    this.stop();
+    return true;
+  }
+
   /**
    * Starts the thread now rather than on the first write (the board does when it starts, so the hub's
    * threads and their descriptors are there from the start).

@@ -101,6 +101,10 @@ export function createBoardService(options: BoardServiceOptions) {
       files.close();
       watcher.close();
     },
+    /** Lets the file writer's thread go while nobody uses the board (the watcher stays). */
+    releaseThreads(): boolean {
+      return files.letGo();
+    },
     reconcile: reconciler.reconcile,
     flushWatcher: watcher.flush,
     board: reads.board,

@@ -1,6 +1,7 @@
 import { createServer } from 'node:net';
 import { buildApp } from '../app.ts';
 import type { Config } from '../config.ts';
+import { ExtractHelpers } from '../graph/helpers.ts';
 import { PassQueue } from '../graph/pass-queue.ts';
 import { createHub } from '../hub.ts';
 import { ProjectHubs } from '../projects/hubs.ts';
@@ -61,11 +62,13 @@ export async function serve(config: Config): Promise<number> {
   }
   // One full index pass at a time across every project this process serves; the others say "queued".
   const passQueue = new PassQueue();
-  const hub = createHub(config, { passQueue });
+  // And one set of extraction helper threads: each holds the grammars it loaded, whichever project asks.
+  const extractHelpers = new ExtractHelpers();
+  const hub = createHub(config, { passQueue, extractHelpers });
   // Every repository in the registry is served by this one process, each under /p/<slug>/.
   const projects = new ProjectHubs(hub, {
     registry: new ProjectRegistry(config.home),
-    open: (projectConfig) => createHub(projectConfig, { passQueue }),
+    open: (projectConfig) => createHub(projectConfig, { passQueue, extractHelpers }),
   });
   const app = await buildApp(hub, { projects });
   try {
@@ -74,6 +77,7 @@ export async function serve(config: Config): Promise<number> {
     await app.close();
     await projects.close();
     await hub.close();
+    await extractHelpers.close();
     // Taken between the check above and now.
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
       console.error(await portHolder(config));
@@ -126,6 +130,7 @@ export async function serve(config: Config): Promise<number> {
         .close()
         .then(() => projects.close())
         .then(() => hub.close())
+        .then(() => extractHelpers.close())
         .then(
           () => resolve(0),
           (err: unknown) => {

@@ -1,15 +1,23 @@
 // An extraction helper thread: reads, extracts and serializes the files it is sent and posts the
-// outcomes back. On a 2-core machine one helper parses while the indexer thread writes on its
-// single connection.
+// outcomes back. On a 2-core machine one helper parses while an indexer thread writes on its single
+// connection. The helpers are the process's (helpers.ts): each indexer thread that leases them sends
+// this thread a port of its own, and every port is served alike.
 import { parentPort } from 'node:worker_threads';
 import { extractJob } from './extract-job.ts';
+import type { HelperPortMessage } from './helpers.ts';
 import type { ExtractOutcome, HelperReply, HelperRequest } from './pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('extract-worker.ts runs only as a worker thread');
 
-port.on('message', async (msg: HelperRequest) => {
-  const outcomes: ExtractOutcome[] = [];
-  for (const job of msg.jobs) outcomes.push(await extractJob(msg.root, job));
-  port.postMessage({ id: msg.id, outcomes } satisfies HelperReply);
+port.on('message', (msg: HelperPortMessage) => {
+  if (msg.type !== 'port') return;
+  const indexer = msg.port;
+  indexer.on('message', async (req: HelperRequest) => {
+    const outcomes: ExtractOutcome[] = [];
+    for (const job of req.jobs) outcomes.push(await extractJob(req.root, job));
+    indexer.postMessage({ id: req.id, outcomes } satisfies HelperReply);
+  });
+  // The indexer's end closes when its thread stops; the port then goes with it.
+  indexer.once('close', () => indexer.removeAllListeners());
 });

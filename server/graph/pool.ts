@@ -2,9 +2,7 @@
 // result; only paths go in and strings come back. Parsing is CPU-bound and independent per file;
 // everything after it (writes, resolution) stays on the indexer thread, which writes one batch while
 // the helpers extract the next. Without helpers (one core), the indexer thread extracts itself.
-import { availableParallelism } from 'node:os';
-import type { Worker } from 'node:worker_threads';
-import { startThread } from '../threads.ts';
+import type { MessagePort } from 'node:worker_threads';
 import type { FileFacts, GraphNode, Language } from './types.ts';
 
 /** Languages any helper takes; the rarer ones all go to the first helper, so each grammar loads once. */
@@ -90,47 +88,47 @@ export interface HelperReply {
   outcomes: ExtractOutcome[];
 }
 
-/** Jobs go to a helper in chunks of about this many bytes, two chunks ahead. */
+/**
+ * Jobs go to a helper in chunks of at most this many bytes (fewer near the end of a batch, so the
+ * batch's last chunks are short and no thread waits long for another's), two chunks ahead.
+ */
 const CHUNK_BYTES = 64 * 1024;
 const CHUNK_FILES = 16;
 const AHEAD = 2;
 
+/**
+ * The indexer thread's side of the extraction helpers: one port to each helper of the process
+ * (helpers.ts leases them), over which chunks of jobs go out and outcomes come back.
+ */
 export class ExtractPool {
-  private readonly helpers: Worker[] = [];
+  private readonly helpers: MessagePort[] = [];
   private nextId = 1;
   private readonly waiting = new Map<
     number,
-    { helper: Worker; resolve: (r: HelperReply) => void; reject: (e: Error) => void }
+    { helper: MessagePort; resolve: (r: HelperReply) => void; reject: (e: Error) => void }
   >();
 
-  /** `helpers` extra threads (default: one per core beyond the first, at most 3). */
-  constructor(helpers = Math.min(3, availableParallelism() - 1)) {
-    for (let i = 0; i < helpers; i++) {
-      const w = startThread(new URL('./extract-worker.ts', import.meta.url), {
-        execArgv: [],
-        resourceLimits: WORKER_LIMITS,
-      });
-      w.on('message', (m: HelperReply) => {
+  /** `ports`: one per helper, in the helpers' order; none means this thread extracts everything itself. */
+  constructor(ports: readonly MessagePort[] = []) {
+    for (const port of ports) {
+      port.on('message', (m: HelperReply) => {
         this.waiting.get(m.id)?.resolve(m);
         this.waiting.delete(m.id);
-        this.settle(w);
+        this.settle(port);
       });
-      const fail = (err: Error) => {
-        for (const [id, p] of this.waiting) {
-          if (p.helper !== w) continue;
-          this.waiting.delete(id);
-          p.reject(err);
-        }
-      };
-      w.on('error', fail);
-      w.on('exit', (code) => {
-        // Later batches go to the helpers that are left, or to this thread.
-        const k = this.helpers.indexOf(w);
+      port.on('close', () => {
+        // The helper stopped (or the port was let go): later batches go to the helpers that are left,
+        // or to this thread.
+        const k = this.helpers.indexOf(port);
         if (k !== -1) this.helpers.splice(k, 1);
-        fail(new Error(`an extraction helper exited (code ${code})`));
+        for (const [id, p] of this.waiting) {
+          if (p.helper !== port) continue;
+          this.waiting.delete(id);
+          p.reject(new Error('an extraction helper exited'));
+        }
       });
-      w.unref();
-      this.helpers.push(w);
+      port.unref();
+      this.helpers.push(port);
     }
   }
 
@@ -139,7 +137,8 @@ export class ExtractPool {
    * memory of its own, and it is free to write the previous batch (the indexer hands out batch N+1
    * before it writes batch N). The jobs are queued largest first; each helper takes chunks from the
    * queue, two ahead so it never waits for the next. Files of the rarer languages all go to the
-   * first helper: every grammar a thread loads costs it 10-30 MB.
+   * first helper: every grammar a thread loads costs it 10-30 MB. (Extracting here too, between
+   * writes, measured no faster on 2 cores: see scripts/bench/README.md.)
    */
   readonly extract: Extractor = async (root, jobs) => {
     if (this.helpers.length === 0) return extractHere(root, jobs);
@@ -151,19 +150,25 @@ export class ExtractPool {
     shared.sort(bySize);
     rare.sort(bySize);
     const first = this.helpers[0]!;
+    const workers = this.helpers.length;
+    let sharedBytes = 0;
+    for (const i of shared) sharedBytes += jobs[i]!.size;
 
     let failure: Error | undefined;
     const inFlight = new Set<Promise<void>>();
-    const feed = (w: Worker) => {
+    const feed = (w: MessagePort) => {
       const queue = w === first && rare.length ? rare : shared;
       if (failure || queue.length === 0) return;
       const take: number[] = [];
       let bytes = 0;
-      while (queue.length && take.length < CHUNK_FILES && (take.length === 0 || bytes < CHUNK_BYTES)) {
+      // A share of what is left, so the end of the batch is split finely between the threads.
+      const budget = queue === shared ? Math.min(CHUNK_BYTES, sharedBytes / (2 * workers)) : CHUNK_BYTES;
+      while (queue.length && take.length < CHUNK_FILES && (take.length === 0 || bytes < budget)) {
         const i = queue.shift()!;
         take.push(i);
         bytes += jobs[i]!.size;
       }
+      if (queue === shared) sharedBytes -= bytes;
       const id = this.nextId++;
       const reply = new Promise<HelperReply>((resolve, reject) => {
         this.waiting.set(id, { helper: w, resolve, reject });
@@ -192,13 +197,13 @@ export class ExtractPool {
     return out;
   };
 
-  private settle(w: Worker): void {
+  private settle(w: MessagePort): void {
     for (const p of this.waiting.values()) if (p.helper === w) return;
     w.unref();
   }
 
-  async close(): Promise<void> {
-    await Promise.all(this.helpers.map((w) => w.terminate()));
-    this.helpers.length = 0;
+  /** Lets go of the helpers (they are the process's: they go on serving other indexers). */
+  close(): void {
+    for (const port of this.helpers.splice(0)) port.close();
   }
 }

@@ -1,4 +1,5 @@
 // Messages between the hub's main thread (service.ts) and the indexer worker (worker.ts).
+import type { MessagePort } from 'node:worker_threads';
 import type { FileIdentity } from '../db/open.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
 import type { WalkOptions } from './walk.ts';
@@ -9,8 +10,8 @@ export interface WorkerData {
   dbIdentity?: FileIdentity | undefined;
   repo: string;
   walk?: WalkOptions;
-  /** Extraction helper threads (default: one per extra core, at most 3). */
-  extractHelpers?: number;
+  /** A port to each of the process's extraction helpers (helpers.ts); none: the indexer extracts itself. */
+  helperPorts: MessagePort[];
 }
 
 export type ToWorker =

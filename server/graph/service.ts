@@ -7,6 +7,7 @@ import { type Config, insideRepo } from '../config.ts';
 import type { Db, FileIdentity } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 import { startThread } from '../threads.ts';
+import { ExtractHelpers, type HelperLease } from './helpers.ts';
 import type { IndexProgress, IndexResult } from './indexer.ts';
 import type { PassQueue } from './pass-queue.ts';
 import { WORKER_LIMITS } from './pool.ts';
@@ -71,7 +72,12 @@ export interface GraphServiceOptions {
   /** Keep the graph current while the hub runs (default true). */
   watch?: boolean;
   walk?: WalkOptions;
-  /** Extraction helper threads in the indexer (default: one per extra core, at most 3). */
+  /**
+   * The process's extraction helper threads, shared by every project's indexer (absent: helpers of this
+   * service's own, `extractHelpers` of them).
+   */
+  helpers?: ExtractHelpers | undefined;
+  /** Extraction helper threads when `helpers` is absent (default: one per extra core, at most 3). */
   extractHelpers?: number;
   /** Shared by every project of one hub: full passes take turns (absent: no waiting). */
   passQueue?: PassQueue;
@@ -102,6 +108,8 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
   );
 
   let worker: Worker | undefined;
+  /** Threads asked to stop (stopWorker): their going is expected, whatever their exit code. */
+  const stopping = new WeakSet<Worker>();
   let nextId = 1;
   let closed = false;
   let watcher: RepoWatcher | undefined;
@@ -134,21 +142,27 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
     }
   };
 
+  const ownHelpers = options.helpers ? undefined : new ExtractHelpers(options.extractHelpers);
+  const helpers = options.helpers ?? ownHelpers!;
+
   const ensureWorker = (): Worker => {
     if (worker) return worker;
+    const lease: HelperLease = helpers.lease();
     const data: WorkerData = {
       dbPath,
       dbIdentity: serviceOptions.dbIdentity,
       repo: config.repo,
       ...(options.walk ? { walk: options.walk } : {}),
-      ...(options.extractHelpers !== undefined ? { extractHelpers: options.extractHelpers } : {}),
+      helperPorts: lease.ports,
     };
     // execArgv []: the parent's flags (--test, --inspect …) are not the worker's business.
     const w = startThread(new URL('./worker.ts', import.meta.url), {
       workerData: data,
+      transferList: lease.ports,
       execArgv: [],
       resourceLimits: WORKER_LIMITS,
     });
+    w.once('exit', () => lease.end());
     w.on('message', (m: FromWorker) => {
       switch (m.type) {
         case 'progress':
@@ -180,7 +194,8 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
     });
     w.on('exit', (code) => {
       if (worker === w) worker = undefined;
-      if (!closed && code !== 0) log.warn({ code }, 'graph worker exited');
+      // A thread asked to stop (closed or released) that had to be terminated is no crash.
+      if (!closed && code !== 0 && !stopping.has(w)) log.warn({ code }, 'graph worker exited');
       failAll('the graph indexer stopped', w);
     });
     worker = w;
@@ -269,10 +284,14 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
 
   /** Asks the thread to finish and waits for it to go, at most about 15 s. */
   const stopWorker = async (w: Worker): Promise<void> => {
+    stopping.add(w);
     const exited = new Promise<void>((resolve) => w.once('exit', () => resolve()));
     w.postMessage({ type: 'close' } satisfies ToWorker);
     // A pass in progress finishes its current batch; don't wait on a stuck worker forever.
-    const timeout = setTimeout(() => void w.terminate(), 5000);
+    const timeout = setTimeout(() => {
+      log.info('the graph worker did not stop within 5 s of being asked; terminating it');
+      void w.terminate();
+    }, 5000);
     // terminate() can stall too (a thread still loading its modules): after that, give up waiting
     // and unref the thread, so neither close() nor the process can hang on it.
     let giveUp: NodeJS.Timeout | undefined;
@@ -356,8 +375,8 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
       stopWaiting.abort(new Error('the graph service is closed'));
       watcher?.close();
       const w = worker;
-      if (!w) return;
-      await stopWorker(w);
+      if (w) await stopWorker(w);
+      await ownHelpers?.close();
     },
   };
   return service;

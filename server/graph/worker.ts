@@ -11,7 +11,7 @@ const port = parentPort;
 if (!port) throw new Error('worker.ts runs only as a worker thread');
 const data = workerData as WorkerData;
 const db = openDatabase(data.dbPath, { migrate: false, sameFileAs: data.dbIdentity });
-const pool = new ExtractPool(data.extractHelpers);
+const pool = new ExtractPool(data.helperPorts);
 const indexer = new Indexer({
   repo: data.repo,
   db,
@@ -66,13 +66,12 @@ async function drain(): Promise<void> {
 }
 
 function finish(): void {
-  void pool.close().finally(() => {
-    try {
-      db.close();
-    } finally {
-      port!.close();
-    }
-  });
+  pool.close();
+  try {
+    db.close();
+  } finally {
+    port!.close();
+  }
 }
 
 port.on('message', (msg: ToWorker) => {

@@ -48,6 +48,19 @@ export function splitInput(tool: AnyTool): { params: TObject | undefined; rest: 
 
 const usesQuery = (method: string) => method === 'GET' || method === 'DELETE';
 
+const REST_CALLER = { transport: 'rest' } as const;
+const BACKGROUND_CALLER = { transport: 'rest', background: true } as const;
+/**
+ * Sent (`1`) by the hub's web page on the reads it makes to keep itself current (the home page's polls,
+ * the header's list of projects): nobody's work, so not recorded and not counted as use of a project.
+ */
+export const BACKGROUND_HEADER = 'x-cos-background';
+
+/** A read of the hub's own page (CallerInfo.background); only a GET can be one. */
+function isBackground(request: FastifyRequest): boolean {
+  return request.method === 'GET' && request.headers[BACKGROUND_HEADER] === '1';
+}
+
 function inputOf(
   request: FastifyRequest,
   tool: AnyTool,
@@ -106,7 +119,7 @@ export function toolRoute(hub: Hub, tool: AnyTool): RouteOptions {
       // The project the request came for (`/p/<slug>/api/…`), else the default.
       const target = projectOfRequest(request.raw)?.hub ?? hub;
       const { text } = await target.call(tool, inputOf(request, tool, rest, params), {
-        caller: { transport: 'rest' },
+        caller: isBackground(request) ? BACKGROUND_CALLER : REST_CALLER,
         applyBudget: false,
         signal: abortSignalOf(request),
         serialise: (envelope) => {

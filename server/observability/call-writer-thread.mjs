@@ -38,6 +38,11 @@ function learn(rows) {
   for (const [number, ...strings] of rows) if (!origins.has(number)) origins.set(number, { strings });
 }
 learn(workerData.origins);
+// Ids a thread before this one wrote (it was let go while the project was idle): reused, not written anew.
+for (const [number, id] of workerData.originIds ?? []) {
+  const origin = origins.get(number);
+  if (origin) origin.id = id;
+}
 
 // The hub's main thread created and migrated the file; a thread started after it was deleted must not
 // create an empty one in its place, nor use another file put in its place (whose pages SQLite would mix
@@ -188,7 +193,10 @@ parentPort.on('message', (message) => {
     retry = undefined;
     drain();
     db.close();
-    parentPort.postMessage({ type: 'closed', unwritten: pending.length / WIDTH });
+    const ids = [...origins].flatMap(([number, origin]) =>
+      origin.id === undefined ? [] : [[number, origin.id]],
+    );
+    parentPort.postMessage({ type: 'closed', unwritten: pending.length / WIDTH, ids });
     parentPort.close();
   }
 });

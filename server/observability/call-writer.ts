@@ -44,11 +44,16 @@ export class CallWriter {
    * know them too. Forgotten with the thread's when the batch says so.
    */
   private origins: OriginRow[] = [];
+  /** Origin ids a released thread handed back (origin number → tool_call_origins.id), for the next one. */
+  private originIds: [number, number][] = [];
 
   /** Hands a batch to the writer thread (its buffer moves there), starting the thread when needed. */
   write(batch: CallBatchMessage): void {
     if (batch.count === 0 || this.closing || this.stopped) return;
-    if (batch.resetOrigins) this.origins = [];
+    if (batch.resetOrigins) {
+      this.origins = [];
+      this.originIds = [];
+    }
     for (const origin of batch.origins) this.origins.push(origin);
     const worker = this.worker ?? this.start();
     this.posted = (this.posted + batch.count) | 0;
@@ -92,6 +97,25 @@ export class CallWriter {
     return this.closing;
   }
 
+  /**
+   * Stops the thread when everything posted to it is committed, keeping what it learnt (the ids of the
+   * origins it wrote), so the thread the next batch starts goes on where this one stopped. True when a
+   * thread was let go.
+   */
+  release(): boolean {
+    const worker = this.worker;
+    if (!worker || this.closing) return false;
+    if (((this.posted - Atomics.load(this.committed, 0)) | 0) > 0) return false;
+    this.worker = undefined;
+    worker.on('message', (m: { type: string; ids?: [number, number][] }) => {
+      // Rows are all committed (checked above), so nothing is lost if this never comes: the next
+      // thread then writes its origins anew.
+      if (m.type === 'closed' && m.ids && this.worker === undefined) this.originIds = m.ids;
+    });
+    worker.postMessage({ type: 'close' });
+    return true;
+  }
+
   /** Starts the thread now rather than on the first write (the hub does, so its threads are up front). */
   start(): Worker {
     if (this.worker) return this.worker;
@@ -101,6 +125,7 @@ export class CallWriter {
         dbIdentity: this.options.dbIdentity,
         busyTimeoutMs: this.options.busyTimeoutMs,
         origins: this.origins,
+        originIds: this.originIds,
         rowsPerInsert: ROWS_PER_INSERT,
         maxPending: MAX_PENDING,
         retryMs: RETRY_MS,

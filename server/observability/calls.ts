@@ -197,6 +197,12 @@ export class CallRecorder {
     return byAge + byCount + logs + sessions;
   }
 
+  /** Writes what is pending, then lets the writer thread go until the next call (an idle project). */
+  release(): boolean {
+    this.flush();
+    return this.writer.release();
+  }
+
   async close(): Promise<void> {
     clearInterval(this.retentionTimer);
     this.post();

@@ -5,13 +5,14 @@
 // repository and database, so a path or uid of one project can never resolve in another.
 //
 // The registry file is polled; a project added or removed while the hub runs is opened or closed without
-// a restart.
+// a restart. A project nobody uses for COS_PROJECT_IDLE_MINUTES releases its caches (idle.ts).
 import { unwatchFile, watchFile } from 'node:fs';
 import type { IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Hub } from '../hub.ts';
+import { IdleSweep } from './idle.ts';
 import { type ProjectEntry, type ProjectRegistry, RegistryError, slugFor } from './registry.ts';
 
 export interface Project {
@@ -24,8 +25,6 @@ export interface Project {
   isDefault: boolean;
   /** In the registry (the default project may not be). */
   registered: boolean;
-  /** When a request last reached this project (ms since the epoch). */
-  lastUsedAt: number;
 }
 
 export interface ProjectHubsOptions {
@@ -35,6 +34,7 @@ export interface ProjectHubsOptions {
   open?: ((config: Config) => Hub) | undefined;
   /** How often the registry file is checked for changes (ms). */
   pollMs?: number;
+  /** The clock of the idle sweep. */
   now?: () => number;
 }
 
@@ -63,7 +63,8 @@ export class ProjectHubs {
   private readonly closedListeners = new Set<(project: Project) => void | Promise<void>>();
   private readonly openedListeners = new Set<(project: Project) => void>();
   private readonly log: Logger;
-  private readonly now: () => number;
+  /** Lets projects nobody uses release their caches (config.projectIdleMs). */
+  readonly idle: IdleSweep;
   /** One registry sync at a time: a change seen while one runs waits for it. */
   private syncing: Promise<void> = Promise.resolve();
   private watching = false;
@@ -76,8 +77,8 @@ export class ProjectHubs {
     private readonly options: ProjectHubsOptions = {},
   ) {
     this.log = defaultHub.logger.child({ scope: 'projects' });
-    this.now = options.now ?? Date.now;
     const config = defaultHub.config;
+    this.idle = new IdleSweep(() => this.list(), config.projectIdleMs, this.log, options.now);
     this.baseUrl = `http://${config.host.includes(':') ? `[${config.host}]` : config.host}:${config.port}`;
     let registered: ProjectEntry | undefined;
     try {
@@ -98,7 +99,6 @@ export class ProjectHubs {
       hub: defaultHub,
       isDefault: true,
       registered: registered !== undefined,
-      lastUsedAt: this.now(),
     };
     this.bySlug.set(this.default.slug, this.default);
     defaultHub.services.projects = this;
@@ -137,15 +137,15 @@ export class ProjectHubs {
     const slug = end === -1 ? url.slice(3) : url.slice(3, 3 + end);
     const project = this.bySlug.get(slug);
     if (!project) return url;
-    project.lastUsedAt = this.now();
     (raw as Tagged)[PROJECT] = project;
     const rest = end === -1 ? '' : url.slice(3 + end);
     return rest.startsWith('/') ? rest : `/${rest}`;
   }
 
-  /** Opens every registered project and follows the registry from then on. */
+  /** Opens every registered project and follows the registry from then on; starts the idle sweep. */
   async start(): Promise<void> {
     await this.sync();
+    if (!this.closed) this.idle.start();
     const { registry } = this.options;
     if (!registry || this.watching || this.closed) return;
     this.watching = true;
@@ -208,7 +208,6 @@ export class ProjectHubs {
       hub,
       isDefault: false,
       registered: true,
-      lastUsedAt: this.now(),
     };
     hub.services.projects = this;
     this.bySlug.set(entry.slug, project);
@@ -237,6 +236,7 @@ export class ProjectHubs {
     if (this.closed) return;
     this.closed = true;
     if (this.options.registry) unwatchFile(this.options.registry.file);
+    await this.idle.stop();
     await this.syncing;
     for (const project of this.list()) if (!project.isDefault) await this.closeProject(project);
   }

@@ -13,6 +13,28 @@ import { SESSION_ID_PATTERN } from '../memory/schemas.ts';
 
 export const BUNDLE_VERSION = 1;
 
+/** The codes of a directory the hub may not write: read-only, not ours, a read-only mount. */
+const NOT_WRITABLE = new Set(['EACCES', 'EPERM', 'EROFS']);
+
+/**
+ * A failure to write the agents directory as the `permission` error it is, saying what to do (the
+ * directory named by its setting, never by its absolute path); undefined for any other failure.
+ */
+function notWritable(err: unknown, what: string): ToolError | undefined {
+  const code = (err as { code?: unknown } | null)?.code;
+  if (typeof code !== 'string' || !NOT_WRITABLE.has(code)) return undefined;
+  return new ToolError(
+    'permission',
+    `${what}: the agents directory cannot be written (${code}); make it writable for the hub (or point COS_AGENT_DIR at a directory that is) and retry`,
+    { cause: err },
+  );
+}
+
+/** Rethrows `err`, as notWritable() says it when it is a directory the hub may not write. */
+export function agentDirNotWritable(err: unknown, what: string): never {
+  throw notWritable(err, what) ?? err;
+}
+
 const SESSION_ID = new RegExp(SESSION_ID_PATTERN);
 
 export const OutputStatusSchema = Type.Union([
@@ -123,13 +145,19 @@ export async function readBundle(file: string, session: string, logger?: Logger)
   const errorId = newErrorId();
   const aside = `${file}.corrupt-${new Date().toISOString().replace(/[:.]/g, '-')}`;
   let moved = true;
+  let refused: ToolError | undefined;
   try {
     await rename(file, aside);
   } catch (err) {
     moved = false;
+    refused = notWritable(
+      err,
+      `the evidence bundle of session ${session} is unreadable and could not be moved aside, so nothing was written over it (error id ${errorId})`,
+    );
     logger?.error({ errorId, err, file }, 'corrupt evidence bundle could not be moved aside');
   }
   logger?.error({ errorId, file, aside, problem }, 'corrupt evidence bundle');
+  if (refused) throw refused;
   throw new ToolError(
     'internal',
     moved

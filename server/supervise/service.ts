@@ -1,11 +1,13 @@
 // Supervision evidence: each role's output in a supervised run, kept per session in one JSON bundle under
 // $COS_AGENT_DIR. Recording is read-modify-write of a whole file, so calls for one session run one after
 // another on an in-process queue (a hub is one process; other processes must go through its tools).
-import { mkdir, readdir, stat } from 'node:fs/promises';
+import { readdir, stat } from 'node:fs/promises';
 import type { Logger } from 'pino';
 import { ToolError } from '../errors.ts';
+import { makeDir } from '../fs/make-dir.ts';
 import { KeyedQueue } from '../keyed-queue.ts';
 import {
+  agentDirNotWritable,
   type Bundle,
   bundlePath,
   checkSessionId,
@@ -68,7 +70,7 @@ export function createSuperviseService(options: SuperviseServiceOptions) {
   const serialised = <T>(session: string, job: () => Promise<T>): Promise<T> => queue.run(session, job);
 
   const ensureDir = () => {
-    dirReady ??= mkdir(options.agentDir, { recursive: true }).catch((err: unknown) => {
+    dirReady ??= makeDir(options.agentDir).catch((err: unknown) => {
       dirReady = null;
       throw err;
     });
@@ -94,8 +96,9 @@ export function createSuperviseService(options: SuperviseServiceOptions) {
           `output is ${outputBytes} bytes; keep it under ${MAX_OUTPUT_BYTES} and point to larger artefacts by path`,
         );
       }
+      const nothingRecorded = `nothing was recorded for session ${session}`;
       return serialised(session, async () => {
-        await ensureDir();
+        await ensureDir().catch((err: unknown) => agentDirNotWritable(err, nothingRecorded));
         const at = new Date(now()).toISOString();
         const bundle = (await load(session)) ?? emptyBundle(session, roles.ids(), at);
         for (const r of roles.ids()) bundle.slots[r] ??= [];
@@ -138,7 +141,9 @@ export function createSuperviseService(options: SuperviseServiceOptions) {
             `the evidence bundle of session ${session} would exceed ${MAX_BUNDLE_BYTES} bytes: start a new session id`,
           );
         }
-        await writeFileAtomic(bundlePath(options.agentDir, session), text);
+        await writeFileAtomic(bundlePath(options.agentDir, session), text).catch((err: unknown) =>
+          agentDirNotWritable(err, nothingRecorded),
+        );
         return {
           session_id: session,
           role: input.role,

@@ -22,6 +22,11 @@ export interface CallerInfo {
   mcpSessionId?: string;
   clientName?: string;
   clientVersion?: string;
+  /**
+   * The hub's own web page keeping itself current (a REST GET sent with `X-Cos-Background: 1`): nobody's
+   * work, so it is neither recorded as a tool call nor counted as use of the project.
+   */
+  background?: boolean;
 }
 
 export interface ToolContext {

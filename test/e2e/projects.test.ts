@@ -1,6 +1,8 @@
 // The home page and the project switcher in real Chromium, against one hub serving three repositories:
 // a card per project with its own counts, the switcher keeping the page while changing project, pages
-// inside /p/<slug>/ reading that project's data, and the activity of every project on one list.
+// inside /p/<slug>/ reading that project's data, and the activity of every project on one list. The
+// home page's polls are the page's own: no project records them or counts them as use, so projects left
+// alone go idle (after 3 s here) and their cards say they released their caches.
 import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -44,9 +46,14 @@ before(async () => {
   const alpha = repo('alpha', 3);
   registry.add({ repo: repo('beta', 1), slug: 'beta' });
   registry.add({ repo: repo('gamma', 2), slug: 'gamma' });
-  hub = createHub(loadConfig({ COS_REPO: alpha, COS_PORT: '0', COS_HOME: home }, {}, root), {
-    logSync: true,
-  });
+  hub = createHub(
+    loadConfig(
+      { COS_REPO: alpha, COS_PORT: '0', COS_HOME: home, COS_PROJECT_IDLE_MINUTES: '0.05' },
+      {},
+      root,
+    ),
+    { logSync: true },
+  );
   projects = new ProjectHubs(hub, { registry, open: (c) => createHub(c, { logSync: true }) });
   app = await buildApp(hub, { projects });
   await app.listen({ port: 0, host: '127.0.0.1' });
@@ -145,6 +152,60 @@ describe('projects', () => {
       await page.getByText('gamma task 2').first().waitFor();
       assert.equal(await page.getByTestId('project-switcher').locator('select').inputValue(), 'gamma');
       await screenshot(page, 'projects-gamma-board-dark');
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
+  test("the home page's polls are neither recorded nor use; idle projects say they released", async () => {
+    const { page, errors, close } = await openPage(browser);
+    try {
+      const counts = () =>
+        projects.list().map((p) => {
+          p.hub.calls.flush();
+          return p.hub.db
+            .prepare(
+              "SELECT count(*) FROM tool_calls WHERE tool IN ('cos_project_list', 'cos_observability_timeline')",
+            )
+            .pluck()
+            .get() as number;
+        });
+      const before = counts();
+      const usedAt = projects.list().map((p) => p.hub.lastUsedAt());
+      const polls: { url: string; headers: Record<string, string> }[] = [];
+      page.on('request', (r) => {
+        if (/\/api\/(projects|observability\/timeline)/.test(r.url()))
+          polls.push({ url: r.url(), headers: r.headers() });
+      });
+      await page.goto(`${url}/`);
+      await page.getByTestId('project-card').nth(2).waitFor();
+      // The first load and two refreshes (every 5 s) of the list, and every project's timeline.
+      for (let i = 0; i < 2; i++)
+        await page.waitForRequest((r) => r.url().endsWith('/api/projects'), { timeout: 15_000 });
+      await page.waitForLoadState('networkidle');
+      const lists = polls.filter((p) => p.url.endsWith('/api/projects')).length;
+      const timelines = polls.length - lists;
+      assert.ok(lists >= 3 && timelines >= 3, `the page polled: ${lists} lists, ${timelines} timelines`);
+      for (const { url: u, headers } of polls) assert.equal(headers['x-cos-background'], '1', u);
+      assert.deepEqual(counts(), before, 'no call recorded in any project');
+      assert.deepEqual(
+        projects.list().map((p) => p.hub.lastUsedAt()),
+        usedAt,
+        'no project counts the page as use',
+      );
+      // Nobody uses any project here: each card comes to say so.
+      const use = page.locator('[data-slug="gamma"] [data-testid="project-use"]');
+      await page.waitForFunction(
+        (el) => /caches released/.test(el?.textContent ?? ''),
+        await use.elementHandle(),
+        { timeout: 20_000 },
+      );
+      await settle(page);
+      await screenshot(page, 'projects-home-idle-light');
+      await page.emulateMedia({ colorScheme: 'dark' });
+      await settle(page);
+      await screenshot(page, 'projects-home-idle-dark');
       assert.deepEqual(errors, []);
     } finally {
       await close();

@@ -31,3 +31,13 @@ test('binding off loopback needs a token', () => {
 test('the idle timeout is configurable in minutes', () => {
   assert.equal(loadConfig({ COS_MCP_SESSION_IDLE_MINUTES: '2' }).mcpSessionIdleMs, 120_000);
 });
+
+test('a project releases its caches after COS_PROJECT_IDLE_MINUTES (10 by default; 0 never)', () => {
+  assert.equal(loadConfig({}).projectIdleMs, 600_000);
+  assert.equal(loadConfig({ COS_PROJECT_IDLE_MINUTES: '2' }).projectIdleMs, 120_000);
+  assert.equal(loadConfig({ COS_PROJECT_IDLE_MINUTES: '0.5' }).projectIdleMs, 30_000);
+  assert.equal(loadConfig({ COS_PROJECT_IDLE_MINUTES: '0' }).projectIdleMs, 0);
+  // Nonsense falls back to the default rather than releasing at once.
+  assert.equal(loadConfig({ COS_PROJECT_IDLE_MINUTES: '-3' }).projectIdleMs, 600_000);
+  assert.equal(loadConfig({ COS_PROJECT_IDLE_MINUTES: 'soon' }).projectIdleMs, 600_000);
+});

@@ -41,14 +41,15 @@ export interface FuzzReport {
   byCategory: Record<string, number>;
 }
 
-function snapshot(dir: string): string[] {
+/** Every entry under `dir` with its size and mtime: what a check that nothing was written there compares. */
+export function snapshot(dir: string): string[] {
   const out: string[] = [];
   const walk = (d: string) => {
     for (const name of readdirSync(d)) {
       const full = join(d, name);
       const st = statSync(full, { throwIfNoEntry: false });
       if (!st) continue;
-      out.push(`${relative(dir, full)} ${st.isDirectory() ? 'dir' : st.size}`);
+      out.push(`${relative(dir, full)} ${st.isDirectory() ? 'dir' : `${st.size} ${st.mtimeMs}`}`);
       if (st.isDirectory()) walk(full);
     }
   };

@@ -34,6 +34,8 @@ export class ScopeSweep {
   /** Registered scopes by start (outer first at equal starts), and the next one to open. */
   private readonly reg: Scope[];
   private next = 0;
+  /** Scopes registered during the sweep, in the same order: few at a time, each opened soon after. */
+  private readonly extra: Scope[] = [];
 
   constructor(fileUid: string, scopes: readonly Scope[]) {
     this.file = {
@@ -54,8 +56,13 @@ export class ScopeSweep {
 
   /** The innermost frame at `pos`, after opening the registered scopes that start at or before it. */
   at(pos: number): Frame {
-    while (this.next < this.reg.length && this.reg[this.next]!.start <= pos) {
-      const s = this.reg[this.next++]!;
+    for (;;) {
+      const a = this.reg[this.next];
+      const b = this.extra[0];
+      const s = a && (!b || byStart(a, b) <= 0) ? a : b;
+      if (!s || s.start > pos) break;
+      if (s === a) this.next++;
+      else this.extra.shift();
       this.close(s.start);
       this.top = {
         start: s.start,
@@ -76,11 +83,11 @@ export class ScopeSweep {
 
   /** Scopes registered during the sweep (nested declarations): opened when the sweep reaches them. */
   adopt(scopes: readonly Scope[]): void {
-    if (!scopes.length) return;
-    const rest = this.reg.splice(this.next);
-    for (const s of scopes) rest.push(s);
-    rest.sort(byStart);
-    for (const s of rest) this.reg.push(s);
+    for (const s of scopes) {
+      let i = this.extra.length;
+      while (i > 0 && byStart(this.extra[i - 1]!, s) > 0) i--;
+      this.extra.splice(i, 0, s);
+    }
   }
 
   /** Whether the innermost frame is the scope registered for `n` itself. */

@@ -543,7 +543,10 @@ export function extractTypeScript(
           break;
         }
         const isDecl = n.type === 'function_declaration' || n.type === 'generator_function_declaration';
-        const name = n.type === 'method_definition' ? undefined : n.childForFieldName('name')?.text;
+        const name =
+          n.type === 'method_definition' || n.type === 'arrow_function'
+            ? undefined
+            : n.childForFieldName('name')?.text;
         if (name) {
           const qname = nestedName('function', top, name);
           nested(() => {

@@ -3,6 +3,7 @@
 // reload its uid → id map (reindex with reload), or it would point new edges at deleted rows.
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { dbCache } from '../../db/caches.ts';
 import type { Db } from '../../db/open.ts';
 import { describeFailure, parseFailure } from './parse-failures.ts';
 import { NODE_KINDS } from './vocabulary.ts';
@@ -111,7 +112,7 @@ function build(db: Db) {
   };
 }
 
-const cache = new WeakMap<Db, ReturnType<typeof build>>();
+const cache = dbCache<ReturnType<typeof build>>();
 const statements = (db: Db) => {
   let s = cache.get(db);
   if (!s) {

@@ -1,6 +1,8 @@
 // Read side of the graph: prepared statements created once per connection (a WeakMap keeps one set per
 // database handle), and the small row shapes the graph tools share. The indexer worker is the only
 // writer; the doctor's fix is the one exception and lives in doctor.ts.
+
+import { dbCache } from '../../db/caches.ts';
 import type { Db } from '../../db/open.ts';
 
 export interface NodeRow {
@@ -92,6 +94,10 @@ function build(db: Db) {
          AND n.kind IN (SELECT value FROM json_each(?))
          AND (? IS NULL OR n.file_path = ? OR substr(n.file_path, 1, length(?) + 1) = ? || '/')
          AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.target_id = n.id AND e.edge_type != 'contains')
+         -- An interface's method is used by whatever implements it, and by calls the graph cannot type.
+         AND NOT (n.kind = 'method' AND EXISTS (
+           SELECT 1 FROM graph_edges c JOIN graph_nodes i ON i.id = c.source_id
+           WHERE c.target_id = n.id AND c.edge_type = 'contains' AND i.kind = 'interface'))
        ORDER BY n.file_path, n.start_line`,
     ),
     nodesByKind: p('SELECT kind, count(*) AS n FROM graph_nodes GROUP BY kind ORDER BY n DESC'),
@@ -151,7 +157,7 @@ function build(db: Db) {
 
 export type GraphStatements = ReturnType<typeof build>;
 
-const cache = new WeakMap<Db, GraphReader>();
+const cache = dbCache<GraphReader>();
 
 /** The graph's read API over one connection; built on first use, then reused by every call. */
 export function graphReader(db: Db): GraphReader {

@@ -1,5 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox';
-import type { Db } from '../../db/open.ts';
+import { dbCache } from '../../db/caches.ts';
 import { ToolError } from '../../errors.ts';
 import { type Subgraph, selectSubgraph, toDot, toMermaid } from '../../graph/queries/subgraph.ts';
 import type { ToolContext } from '../context.ts';
@@ -64,7 +64,7 @@ interface Cached {
   capped: boolean;
   resolvedFrom?: string;
 }
-const caches = new WeakMap<Db, Map<string, Cached>>();
+const caches = dbCache<Map<string, Cached>>();
 
 /**
  * On MCP (ctx.budget set) an export answers the page that fits the agent budget, unless the caller asked

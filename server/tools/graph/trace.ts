@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { withMembers } from '../../graph/queries/traverse.ts';
 import { UNRESOLVED_MODULE } from '../../graph/uid.ts';
 import { defineTool } from '../define.ts';
 import {
@@ -12,6 +13,8 @@ import {
 } from './common.ts';
 
 const FOLLOW = new Set(['calls', 'constructs']);
+/** Kinds whose nested declarations run as part of them. */
+const NESTING = new Set(['function', 'method', 'constant', 'variable']);
 
 const StepSchema = Type.Object({
   depth: Type.Integer(),
@@ -89,11 +92,17 @@ export const graphTraceTool = defineTool({
     for (let depth = 1; depth <= maxDepth && frontier.length > 0; depth++) {
       const next = [];
       for (const caller of frontier) {
-        const edges = r
-          .out(caller.id, FOLLOW)
+        // What runs when a function runs includes its nested functions (a callback it passes on, a
+        // handler it installs), which are callers of their own: their calls are followed with its.
+        const sources = NESTING.has(caller.kind) ? withMembers(r, caller) : [caller.id];
+        for (const id of sources) expanded.add(id);
+        const edges = sources
+          .flatMap((id) => r.out(id, FOLLOW))
           .sort((a, b) => (a.line ?? 0) - (b.line ?? 0) || (a.col ?? 0) - (b.col ?? 0));
         const callees = new Set<number>();
         for (const e of edges) {
+          const from = e.source_id === caller.id ? caller : r.nodeById(e.source_id);
+          if (!from) continue;
           const callee = r.nodeById(e.other);
           if (!callee) continue;
           callees.add(callee.id);
@@ -116,12 +125,12 @@ export const graphTraceTool = defineTool({
           }
           steps.push({
             depth,
-            from: caller.uid,
+            from: from.uid,
             to: callee.uid,
             to_label: callee.label,
             to_kind: callee.kind,
             edge_type: e.edge_type,
-            file_path: caller.file_path,
+            file_path: from.file_path,
             line: e.line,
             confidence: e.confidence,
             external,

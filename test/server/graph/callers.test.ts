@@ -6,8 +6,11 @@
 // that shadows a module function is the parameter. cos_graph_impact walks from a nested function up
 // to the function it is written in.
 import assert from 'node:assert/strict';
+import { cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { after, before, test } from 'node:test';
-import { FIXTURES, type GraphHub, graphHub } from './tools/support.ts';
+import { FIXTURES, type GraphHub, gitIn, graphHub } from './tools/support.ts';
 
 let g: GraphHub;
 before(async () => {
@@ -198,4 +201,67 @@ test('two hops away, the enclosing function is still reached at the depth of the
   assert.deepEqual(all.get(`${REPORT}.format`), [2, 'calls']);
   assert.deepEqual(all.get(REPORT), [2, 'contains']);
   assert.deepEqual(all.get('code:function:src/main.ts::main'), [3, 'calls']);
+});
+
+test('an edit inside a nested function changes it, and the callers of its enclosing function depend on it', async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'cos-callers-changes-'));
+  const git = (...args: string[]) => gitIn(repo, ...args);
+  cpSync(`${FIXTURES}callers`, repo, { recursive: true });
+  git('init', '-q');
+  git('add', '.');
+  git('commit', '-qm', 'fixture');
+  const h = await graphHub(repo);
+  try {
+    const report = join(repo, 'src/report.ts');
+    writeFileSync(
+      report,
+      readFileSync(report, 'utf8').replace(
+        'formatLine(item.label, item.amount)',
+        'formatLine(item.label.trim(), item.amount)',
+      ),
+    );
+    const data = await h.data('cos_graph_detect_changes', {});
+    assert.deepEqual(
+      data.changes.symbols.map((s: { uid: string }) => s.uid),
+      [`${REPORT}.format`],
+    );
+    const tiers = Object.fromEntries(
+      data.affected.consumers.map((c: { uid: string; tier: string }) => [c.uid, c.tier]),
+    );
+    assert.equal(tiers['code:function:src/main.ts::main'], 'will_break', JSON.stringify(tiers));
+    const symbol = data.changes.symbols[0];
+    assert.ok(symbol.will_break.includes('code:function:src/main.ts::main'), JSON.stringify(symbol));
+  } finally {
+    await h.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test('a trace from a function follows the calls of the functions nested in it, from them', async () => {
+  // schedule hands its nested tick to run(); tick calls main, which calls buildReport.
+  const d = await g.data('cos_graph_trace', { entry: 'code:function:src/main.ts::schedule', max_depth: 2 });
+  const steps = d.steps.map((s: { depth: number; from: string; to: string }) => [s.depth, s.from, s.to]);
+  assert.deepEqual(
+    steps.filter(([depth]: [number]) => depth === 1),
+    [
+      [1, 'code:function:src/main.ts::schedule.tick', 'code:function:src/main.ts::main'],
+      [1, 'code:function:src/main.ts::schedule', 'code:external:(unresolved)::run'],
+    ],
+  );
+  assert.ok(
+    steps.some(
+      ([depth, from, to]: [number, string, string]) =>
+        depth === 2 && from === 'code:function:src/main.ts::main' && to === REPORT,
+    ),
+    JSON.stringify(steps),
+  );
+});
+
+test('dead code leaves interface methods out, and a nested function handed on as a value is low confidence', async () => {
+  const d = await g.data('cos_graph_dead_code', { limit: 500 });
+  const dead = new Map(d.dead.map((x: { uid: string; confidence: string }) => [x.uid, x.confidence]));
+  // Store.set is called by nobody the graph can see, but it is the interface MemoryStore implements.
+  assert.equal(dead.has('code:method:src/store.ts::Store.set'), false, JSON.stringify([...dead]));
+  // tick is never called by name: run(tick) hands it on, and its name in the file says so.
+  assert.equal(dead.get('code:function:src/main.ts::schedule.tick'), 'low');
 });

@@ -3,64 +3,12 @@
 // (fetch normalises URLs and would hide every variant), for every route family.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { request } from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { startTestHub, type TestHub } from '../../support/hub.ts';
 import { variants } from '../../support/path-variants.ts';
+import { rawCall as call, reachedHandler } from '../../support/raw-http.ts';
 
 const TOKEN = 'access-test-token';
-
-interface Answer {
-  status: number;
-  type: string;
-  body: string;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-/** One raw request; an event stream is read up to its first chunk, then dropped. */
-function call(
-  port: number,
-  path: string,
-  options: { method?: string; headers?: Record<string, string>; body?: string } = {},
-): Promise<Answer> {
-  return new Promise((resolve, reject) => {
-    const req = request(
-      {
-        host: '127.0.0.1',
-        port,
-        path,
-        method: options.method ?? 'GET',
-        headers: { host: `127.0.0.1:${port}`, ...options.headers },
-        setHost: false,
-        agent: false,
-      },
-      (res) => {
-        const type = String(res.headers['content-type'] ?? '');
-        let body = '';
-        res.setEncoding('utf8');
-        const done = () => resolve({ status: res.statusCode ?? 0, type, body, headers: res.headers });
-        res.on('data', (chunk: string) => {
-          body += chunk;
-          if (type.startsWith('text/event-stream')) {
-            done();
-            req.destroy();
-          }
-        });
-        res.on('end', done);
-      },
-    );
-    req.on('error', (err) => (req.destroyed ? undefined : reject(err)));
-    req.end(options.body);
-  });
-}
-
-/** Whether an answer came from a protected route's handler rather than from "no such route". */
-function reachedHandler(a: Answer): boolean {
-  if (a.type.startsWith('text/event-stream') || a.type.startsWith('text/plain')) return true;
-  if (!a.type.startsWith('application/json')) return false;
-  const body = JSON.parse(a.body) as { data?: unknown; result?: unknown; jsonrpc?: unknown };
-  return body.data !== undefined || body.result !== undefined || body.jsonrpc !== undefined;
-}
 
 describe('with a token set and none sent, no spelling of a protected path reaches its route', () => {
   let t: TestHub;

@@ -4,8 +4,7 @@
 // client on a real port) and over REST, with the project's own identifiers (it must answer from its own
 // data) and with another project's (it must not resolve: no byte of the other project's data comes back).
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
@@ -19,49 +18,12 @@ import { ProjectHubs } from '../../../server/projects/hubs.ts';
 import { ProjectRegistry } from '../../../server/projects/registry.ts';
 import { catalog } from '../../../server/tools/catalog.ts';
 import type { AnyTool } from '../../../server/tools/define.ts';
+import { makeRepo, waitFor } from './support.ts';
 
 interface Env {
   ok: boolean;
   data?: Record<string, unknown>;
   error?: { category: string; message: string };
-}
-
-const git = (cwd: string, ...args: string[]) =>
-  execFileSync('git', args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-
-/**
- * A repository whose every name carries its own word (`alpha`, `beta`, `gamma`): tasks, code, docs. Only
- * alpha has TASK-2 and TASK-3, so a foreign id that exists nowhere else must answer not_found.
- */
-function makeRepo(root: string, word: string, tasks: number): { repo: string; head: string } {
-  const repo = join(root, word);
-  mkdirSync(join(repo, 'docs/tasks'), { recursive: true });
-  mkdirSync(join(repo, 'src'), { recursive: true });
-  const Word = word[0]!.toUpperCase() + word.slice(1);
-  for (let i = 1; i <= tasks; i++) {
-    writeFileSync(
-      join(repo, `docs/tasks/TASK-${i}-${word}-${i}.md`),
-      `---\nid: TASK-${i}\ntitle: ${Word} task ${i}\nstatus: icebox\nkind: feature\npriority: P2\nversion: 1\n${
-        i > 1 ? `depends_on: [TASK-${i - 1}]\n` : ''
-      }---\n\n## Outcome\n\n${Word} work.\n`,
-    );
-  }
-  writeFileSync(
-    join(repo, `src/${word}.ts`),
-    `export function ${word}Only(n: number): number {\n  return n + 1;\n}\n\nexport class ${Word}Store {\n  get(): number {\n    return ${word}Only(1);\n  }\n}\n`,
-  );
-  writeFileSync(
-    join(repo, `src/${word}-main.ts`),
-    `import { ${word}Only } from './${word}';\n\nexport const ${word}Three = ${word}Only(2);\n`,
-  );
-  writeFileSync(
-    join(repo, `docs/${word}-guide.md`),
-    `---\ntitle: ${Word} guide\ntype: guide\nstatus: ${word}-draft\n---\n# ${Word} guide\n\n## ${Word} setup\n\nRun ${word}Only.\n`,
-  );
-  git(repo, 'init', '-q', '-b', 'main');
-  git(repo, 'add', '-A');
-  git(repo, '-c', 'user.name=t', '-c', 'user.email=t@t', 'commit', '-qm', `${word}: first`);
-  return { repo: realpathSync(repo), head: git(repo, 'rev-parse', 'HEAD') };
 }
 
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'cos-projects-')));
@@ -151,20 +113,6 @@ function assertOnlyOwn(env: Env, own: Word, sent: Record<string, unknown>, what:
   for (const word of WORDS) {
     if (word === own) continue;
     assert.ok(!text.includes(word), `${what}: a ${own} answer mentions ${word}: ${text.slice(0, 400)}`);
-  }
-}
-
-async function waitFor<T>(
-  what: string,
-  probe: () => Promise<T | undefined> | T | undefined,
-  ms = 120_000,
-): Promise<T> {
-  const deadline = Date.now() + ms;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
   }
 }
 

@@ -962,7 +962,7 @@ export interface paths {
         };
         /**
          * Projects
-         * @description Every repository this hub serves: its slug, MCP URL, web URL, and a summary (tasks by status, graph freshness, agents present, errors in the last hour). The default project comes first.
+         * @description Every repository this hub serves: its slug, MCP URL, web URL, when it was last used and whether it released its caches for being idle, and a summary (tasks by status, graph freshness, agents present, errors in the last hour). The default project comes first.
          */
         get: operations["listProjects"];
         put?: never;
@@ -7363,6 +7363,14 @@ export interface operations {
                                 web_url: string;
                                 /** @description prefix of its REST routes: `<api_base>/board`, … */
                                 api_base: string;
+                                /** @description when an agent or a person last called one of its tools (ISO time; the hub's own page polling does not count); when the hub opened it, until then */
+                                last_used_at: string;
+                                /** @description unused for at least COS_PROJECT_IDLE_MINUTES */
+                                idle: boolean;
+                                /** @description when it let go of its caches for being idle (its indexer and writer threads, the caches beside its database), unless it has been used since; its watchers keep running and its next call rebuilds what it needs */
+                                released_at: string | null;
+                                /** @description the threads it let go of since released_at (`graph`: its indexer; `board`: its file writer; `call writer`); empty while in use */
+                                released: string[];
                                 /** @description the project's hub summary (as GET /api/hub/summary answers inside it); null when it could not be read */
                                 summary: {
                                     tasks: {

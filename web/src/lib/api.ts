@@ -9,6 +9,12 @@ import { PROJECT_BASE } from './project.ts';
 export const api = createClient<paths>({ baseUrl: `${globalThis.location?.origin ?? ''}${PROJECT_BASE}` });
 /** The hub's own routes, outside any project (GET /api/projects). */
 export const hubApi = createClient<paths>({ baseUrl: globalThis.location?.origin ?? '' });
+/**
+ * Headers of a read the page makes only to keep itself current (a poll, the header's project list): the
+ * hub then neither records it as a tool call nor counts it as use of the project, so a page left open
+ * shows up in no activity and keeps no idle project awake.
+ */
+export const BACKGROUND = { 'x-cos-background': '1' } as const;
 /** Another project's routes (`/p/<slug>/api/…`), for the pages that show every project at once. */
 export const projectApi = (slug: string) =>
   createClient<paths>({ baseUrl: `${globalThis.location?.origin ?? ''}/p/${encodeURIComponent(slug)}` });

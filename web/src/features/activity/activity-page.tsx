@@ -5,6 +5,7 @@ import { useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { ModuleGate } from '../../components/module-gate.tsx';
 import { Page } from '../../components/page.tsx';
+import { isOwnRead } from '../../lib/own-reads.ts';
 import { Link } from '../../lib/router.tsx';
 import { field, throttle, useHubEvents, useStreamStatus } from '../../lib/stream.ts';
 import { useQuery } from '../../lib/use-query.ts';
@@ -25,30 +26,6 @@ import {
   timeline,
   WINDOWS,
 } from './api.ts';
-
-// The hub records REST calls too, including the reads this page and the header make to draw themselves.
-// Reloading on those would feed back into itself, and listing them buries the agents' calls; so they
-// neither trigger a reload nor show, unless asked.
-const OWN_READS = new Set([
-  'cos_observability_timeline',
-  'cos_presence_query',
-  'cos_presence_now',
-  'cos_sessions_active',
-  'cos_metrics',
-  'cos_log_query',
-  'cos_stream_history',
-  'cos_module_list',
-  'cos_health',
-  'cos_hub_summary',
-  'cos_agent_activity',
-  'cos_task_board',
-  'cos_hook_settings',
-]);
-
-function isOwnRead(data: unknown): boolean {
-  const tool = field(data, 'tool', 'string');
-  return field(data, 'transport', 'string') === 'rest' && tool !== undefined && OWN_READS.has(tool);
-}
 
 /** Reload on an event, except the page's own reads coming back as tool-called events. */
 function useReloadOn(types: Parameters<typeof useHubEvents>[0], reload: () => void, ms: number): void {

@@ -14,15 +14,26 @@ function hrefOf(p: ProjectInfo, page: string): string {
   return pageInProject(p.default ? null : p.slug, page);
 }
 
+function ago(at: number): string {
+  const minutes = Math.round((Date.now() - at) / 60_000);
+  return minutes < 1 ? 'just now' : minutes < 60 ? `${minutes} min ago` : `${Math.round(minutes / 60)} h ago`;
+}
+
 function freshness(graph: NonNullable<ProjectInfo['summary']>['graph']): string {
   if (!graph) return 'graph off';
   if (graph.queued) return `queued (${graph.queued} in line)`;
   if (graph.indexing) return 'indexing…';
   if (graph.last_indexed_at === null) return 'not indexed yet';
-  const minutes = Math.round((Date.now() - graph.last_indexed_at) / 60_000);
-  const age =
-    minutes < 1 ? 'just now' : minutes < 60 ? `${minutes} min ago` : `${Math.round(minutes / 60)} h ago`;
+  const age = ago(graph.last_indexed_at);
   return `${graph.files} file${graph.files === 1 ? '' : 's'} · indexed ${age}${graph.files_pending ? ` · ${graph.files_pending} pending` : ''}`;
+}
+
+/** Whether anybody is using the project, and whether it let go of its caches meanwhile. */
+function use(p: ProjectInfo): string {
+  if (p.released_at !== null)
+    return `idle since ${new Date(p.last_used_at).toLocaleTimeString()} · caches released, watchers on`;
+  if (p.idle) return `idle since ${new Date(p.last_used_at).toLocaleTimeString()}`;
+  return `in use · last call ${ago(Date.parse(p.last_used_at))}`;
 }
 
 function ProjectCard({ project }: { project: ProjectInfo }) {
@@ -68,6 +79,10 @@ function ProjectCard({ project }: { project: ProjectInfo }) {
           <dt>Agents</dt>
           <dd data-testid="project-agents">
             {atWork === 0 ? 'none at work' : `${s?.agents.active} active · ${s?.agents.present} present`}
+          </dd>
+          <dt>Use</dt>
+          <dd data-testid="project-use" className={project.released_at !== null ? 'muted' : ''}>
+            {use(project)}
           </dd>
           <dt>Errors (1 h)</dt>
           <dd className={s && s.errors_last_hour > 0 ? 'call-failed' : ''}>{s?.errors_last_hour ?? 0}</dd>
