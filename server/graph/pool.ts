@@ -153,6 +153,13 @@ export class ExtractPool {
     { helper: MessagePort; resolve: (r: HelperReply) => void; reject: (e: Error) => void }
   >();
 
+  /**
+   * Whether this thread extracts too, between its writes. Off while other indexers share the helpers
+   * (helpers.ts): every thread that parses keeps its own copy of the grammars it loaded and of the
+   * WebAssembly memory parsing grew, which ten projects' indexers would hold ten times over.
+   */
+  lendAHand = true;
+
   /** `ports`: one per helper, in the helpers' order; none means this thread extracts everything itself. */
   constructor(ports: readonly MessagePort[] = []) {
     for (const port of ports) {
@@ -239,7 +246,7 @@ export class ExtractPool {
     for (const w of this.helpers) for (let k = 0; k < AHEAD; k++) feed(w);
     // The caller writes the previous batch first (it runs until its next await).
     await yieldToLoop();
-    while (shared.length && !failure) {
+    while (this.lendAHand && shared.length && !failure) {
       const i = shared.pop()!;
       sharedBytes -= jobs[i]!.size;
       out[i] = await extractJob(root, jobs[i]!);
