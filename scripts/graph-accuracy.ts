@@ -268,7 +268,7 @@ async function measure(name: string, root: string): Promise<Figures> {
   if (!existsSync(root)) throw new Error(`${root} does not exist`);
   // 1. The graph.
   const db = openDatabase(':memory:');
-  const walk = { ignoredDirs: ['.git', 'node_modules'], gitignore: false };
+  const walk = { ignoredDirs: ['.git', 'node_modules'] };
   const t0 = performance.now();
   const indexed = await new Indexer({ repo: root, db, walk }).run({});
   console.log(

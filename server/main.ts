@@ -8,6 +8,16 @@ import { startupFailure } from './cli/startup-error.ts';
 import { ConfigError, type Flags, loadConfig } from './config.ts';
 import { HUB_VERSION } from './version.ts';
 
+// `cos doctor | head` closes the pipe before the command is done writing: that reader has what it wanted,
+// so what is left to write goes nowhere and the command ends as it would have (its exit code, no stack
+// trace from an unhandled EPIPE); `cos serve | head` keeps serving.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EPIPE') throw error;
+    stream.write = () => true;
+  });
+}
+
 /** Each command's --help, from its module (imported only to print it); `cos --help` prints the overview. */
 const HELP: Record<string, () => Promise<string>> = {
   serve: async () => (await import('./cli/serve.ts')).SERVE_HELP,

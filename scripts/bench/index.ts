@@ -3,10 +3,12 @@
 //
 //   node --import tsx scripts/bench/index.ts [--helpers N] [--cli] [corpus ...]
 //   corpora: fastify zod mcp-sdk ts-lib mixed-5k (from node_modules); effect mui (from the npm registry,
-//   pinned, cached); python-mix (generated: issue 16's Python-heavy mix); ts-2k (the first 2,002 files of
+//   pinned, cached); python-mix (generated: issue 16's Python-heavy mix), python-mix-dense (its first
+//   version, denser in calls than real Python); ts-2k (the first 2,002 files of
 //   @mui/material: a TypeScript corpus of python-mix's size, for the per-file ratio)
 //   --helpers: extraction helper threads (default: cores - 1)
-//   --cli: also time `cos index` as its own process on each corpus, and on an empty repository (process start)
+//   --cli: also time `cos index` as its own process on each corpus, and on an empty repository (process start):
+//   the built command (dist/cos.js; npm run build first), or with --cli=sources the clone's (through tsx)
 //
 // Registry corpora are installed once with npm into $COS_BENCH_CACHE (default ~/.cache/cos-hub-bench), one
 // directory per name@version, and reused. Each corpus is copied to a temp directory first (the change test
@@ -14,7 +16,7 @@
 // to .git and node_modules.
 // Targets (2 cores): ≥ 300 files/s and 2 MB/s cold; a saved change visible within 200 ms; peak RSS
 // < 400 MB for 5,000 files; a small main-thread query stays fast while indexing (p99 < 50 ms); 0 parse failures.
-import { spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -34,18 +36,21 @@ import { openDatabase } from '../../server/db/open.ts';
 import { EventBus } from '../../server/events/bus.ts';
 import { createGraphService } from '../../server/graph/service.ts';
 import { Walker } from '../../server/graph/walk.ts';
+import { cpuMs } from '../lib/proc.ts';
 import { BENCH_CACHE, registryPackage } from '../lib/registry-corpora.ts';
 import { writePythonMix } from './python-mix.ts';
 
 const NM = new URL('../../node_modules/', import.meta.url).pathname;
-const COS_BIN = new URL('../../server/bin/cos.mjs', import.meta.url).pathname;
 const WALK = { ignoredDirs: ['.git', 'node_modules'], gitignore: false };
-/** Issue 16's Python-heavy mix, generated once (deterministic) into the cache. */
-function pythonMix(): string {
-  const dir = join(BENCH_CACHE, 'python-mix-v1');
+/**
+ * Issue 16's Python-heavy mix, generated once (deterministic) into the cache. `dense` is the corpus's
+ * first version, whose Python makes 1.8 times the calls per KB of the real Python measured (README).
+ */
+function pythonMix(dense: boolean): string {
+  const dir = join(BENCH_CACHE, dense ? 'python-mix-v1' : 'python-mix-v2');
   if (!existsSync(join(dir, '.complete'))) {
     rmSync(dir, { recursive: true, force: true });
-    const n = writePythonMix(dir);
+    const n = writePythonMix(dir, { dense });
     writeFileSync(join(dir, '.complete'), `${n}\n`);
   }
   return dir;
@@ -61,7 +66,8 @@ const CORPORA: Record<string, () => Corpus> = {
   'ts-lib': () => ({ dirs: [join(NM, 'typescript/lib')] }),
   effect: () => ({ dirs: [registryPackage('effect')] }),
   mui: () => ({ dirs: [registryPackage('mui')] }),
-  'python-mix': () => ({ dirs: [pythonMix()] }),
+  'python-mix': () => ({ dirs: [pythonMix(false)] }),
+  'python-mix-dense': () => ({ dirs: [pythonMix(true)] }),
   'ts-2k': () => {
     const root = registryPackage('mui');
     const files = new Walker(root, WALK)
@@ -127,18 +133,38 @@ function failureCauses(rows: { path: string; error: string }[]): string {
     .join('; ');
 }
 
-/** `cos index` as a user runs it, in its own process: wall time, process start included. */
-function cliIndex(repo: string): { wallS: number; out: string } {
+/**
+ * `cos index` as a user runs it, in its own process: wall time, process start included, and the CPU
+ * time of all its threads (/proc, read until it exits). The built command (dist/cos.js, what the
+ * package installs) unless `--cli=sources`: the clone's entry, which compiles TypeScript through tsx.
+ */
+async function cliIndex(repo: string): Promise<{ wallS: number; cpuS: number; out: string }> {
   const state = mkdtempSync(join(tmpdir(), 'cos-bench-cli-'));
   const t0 = performance.now();
-  const r = spawnSync(process.execPath, [COS_BIN, 'index'], {
+  const child = spawn(process.execPath, [COS_BIN, 'index'], {
     env: { ...process.env, COS_REPO: repo, COS_STATE_DIR: state, COS_PORT: '0' },
-    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (c: Buffer) => {
+    out += c.toString();
+  });
+  child.stderr.on('data', (c: Buffer) => {
+    err += c.toString();
+  });
+  let cpu = Number.NaN;
+  const poll = setInterval(() => {
+    try {
+      cpu = cpuMs(`/proc/${child.pid}/stat`);
+    } catch {}
+  }, 5);
+  const code = await new Promise<number | null>((r) => child.on('exit', r));
   const wallS = (performance.now() - t0) / 1000;
+  clearInterval(poll);
   rmSync(state, { recursive: true, force: true });
-  if (r.status !== 0) throw new Error(`cos index failed on ${repo}: ${r.stderr}`);
-  return { wallS, out: r.stdout.trim() };
+  if (code !== 0) throw new Error(`cos index failed on ${repo}: ${err}`);
+  return { wallS, cpuS: cpu / 1000, out: out.trim() };
 }
 
 function pct(xs: number[], p: number): number {
@@ -235,7 +261,7 @@ async function bench(name: string): Promise<Record<string, string | number>> {
   clearInterval(sampler);
   await graph.close();
   db.close();
-  const cli = cliMode ? cliIndex(repo) : undefined;
+  const cli = cliMode ? await cliIndex(repo) : undefined;
   rmSync(dir, { recursive: true, force: true });
 
   const s = coldMs / 1000;
@@ -271,6 +297,7 @@ async function bench(name: string): Promise<Record<string, string | number>> {
           return {
             'cos index files': seen,
             'cos index s': +cli.wallS.toFixed(2),
+            'cos index CPU s': +cli.cpuS.toFixed(2),
             'cos index files/s': Math.round(seen / cli.wallS),
             'cos index MB/s': +(mb / cli.wallS).toFixed(2),
             'cos index files/s, start excluded': Math.round(seen / net),
@@ -281,13 +308,30 @@ async function bench(name: string): Promise<Record<string, string | number>> {
   };
 }
 
-const cliMode = process.argv.includes('--cli');
+const cliArg = process.argv.find((a) => a === '--cli' || a.startsWith('--cli='));
+const cliMode = cliArg !== undefined;
+const COS_BIN = new URL(
+  cliArg === '--cli=sources' ? '../../server/bin/cos.mjs' : '../../dist/cos.js',
+  import.meta.url,
+).pathname;
+if (cliMode && !existsSync(COS_BIN)) throw new Error(`${COS_BIN} is missing: run npm run build first`);
 const helpersArg = process.argv.indexOf('--helpers');
 const extractHelpers = helpersArg === -1 ? undefined : Number(process.argv[helpersArg + 1]);
 const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith('-') && all[i - 1] !== '--helpers');
 const names = wanted.length
   ? wanted
-  : ['fastify', 'zod', 'mcp-sdk', 'ts-lib', 'effect', 'mui', 'python-mix', 'ts-2k', 'mixed-5k'];
+  : [
+      'fastify',
+      'zod',
+      'mcp-sdk',
+      'ts-lib',
+      'effect',
+      'mui',
+      'python-mix',
+      'python-mix-dense',
+      'ts-2k',
+      'mixed-5k',
+    ];
 for (const n of names)
   if (!CORPORA[n]) throw new Error(`unknown corpus ${n}; known: ${Object.keys(CORPORA).join(', ')}`);
 console.log(
@@ -299,11 +343,13 @@ console.log(
 let startS = 0;
 if (cliMode) {
   const empty = mkdtempSync(join(tmpdir(), 'cos-bench-empty-'));
-  const runs = [0, 1, 2].map(() => cliIndex(empty).wallS).sort((a, b) => a - b);
+  const runs: number[] = [];
+  for (let i = 0; i < 3; i++) runs.push((await cliIndex(empty)).wallS);
+  runs.sort((a, b) => a - b);
   rmSync(empty, { recursive: true, force: true });
   startS = runs[1]!;
   console.log(
-    `cos index on an empty repository (process start): ${runs.map((r) => r.toFixed(2)).join(' / ')} s`,
+    `${COS_BIN}: cos index on an empty repository (process start): ${runs.map((r) => r.toFixed(2)).join(' / ')} s`,
   );
 }
 const rows: Record<string, string | number>[] = [];

@@ -86,7 +86,7 @@ const git = (cwd: string, ...args: string[]) =>
   execFileSync('git', args, { cwd, stdio: ['ignore', 'ignore', 'pipe'] });
 
 function makeRepo(dir: string, seed: number): number {
-  const files = writePythonMix(dir, seed, SCALE);
+  const files = writePythonMix(dir, { seed, scale: SCALE });
   git(dir, 'init', '-q', '-b', 'main');
   git(dir, 'add', '-A');
   git(dir, '-c', 'user.name=bench', '-c', 'user.email=bench@example.com', 'commit', '-qm', 'first');

@@ -13,6 +13,7 @@ import {
   postBadRows,
   SEARCH_ROUTES,
   untilDocIndexed,
+  WORST_QUERY_NAMES,
   worstQueries,
   writeBadDoc,
 } from '../../test/support/pathological.ts';
@@ -50,12 +51,15 @@ export async function worstCase(seconds: number): Promise<string> {
     const baseline = await healthLoop(base, () => performance.now() > end);
 
     const perRoute = new Map<string, { ms: number[]; ok: number; transient: number; other: number }>();
+    const perQuery = new Map<string, number[]>();
     end = performance.now() + seconds * 1000;
     const searching = (async () => {
       while (performance.now() < end) {
         for (const [name, path, maxLength] of SEARCH_ROUTES) {
-          for (const query of worstQueries(maxLength)) {
+          for (const [i, query] of worstQueries(maxLength).entries()) {
             const r = await timed(`${base}${path}?query=${encodeURIComponent(query)}`);
+            const key = `${name}: ${WORST_QUERY_NAMES[i]} (${query.length} chars)`;
+            perQuery.set(key, [...(perQuery.get(key) ?? []), r.ms]);
             const row = perRoute.get(name) ?? { ms: [], ok: 0, transient: 0, other: 0 };
             row.ms.push(r.ms);
             if (r.status === 200) row.ok++;
@@ -90,7 +94,16 @@ export async function worstCase(seconds: number): Promise<string> {
           return [name, s.n, fmt(s.p50), fmt(s.p99), fmt(max(r.ms)), r.ok, r.transient, r.other];
         }),
       ),
-      `\nsearch budget: ${config.searchBudgetMs} ms a layer (COS_SEARCH_BUDGET_MS)`,
+      '',
+      table(
+        ['route: query', 'calls', 'p50 ms', 'p99 ms', 'max ms'],
+        [...perQuery]
+          .map(([key, ms]) => ({ key, ms, s: summarize(ms) }))
+          .sort((a, b) => b.s.p99 - a.s.p99)
+          .map(({ key, ms, s }) => [key, s.n, fmt(s.p50), fmt(s.p99), fmt(max(ms))]),
+      ),
+      `\nthe worst query (highest p99 first above): ${[...perQuery].sort((a, b) => summarize(b[1]).p99 - summarize(a[1]).p99)[0]?.[0] ?? 'none'}`,
+      `search budget: ${config.searchBudgetMs} ms a layer (COS_SEARCH_BUDGET_MS)`,
     ];
     return lines.join('\n');
   } finally {

@@ -2,6 +2,7 @@ import { join } from 'node:path';
 import type { Config } from '../config.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from '../db/open.ts';
 import { makeDirSync } from '../fs/make-dir.ts';
+import { ExtractHelpers } from '../graph/helpers.ts';
 import { Indexer, type IndexProgress } from '../graph/indexer.ts';
 import { ExtractPool } from '../graph/pool.ts';
 import { withoutTasks } from '../graph/service.ts';
@@ -75,7 +76,12 @@ export async function indexCommand(config: Config, args: string[], force: boolea
   // whole hub, whose other services and tools this command never uses, nor the hub's indexer thread,
   // whose start (a thread and its modules) would come before any work. The extraction helpers start
   // first: their threads boot while this one opens the database and walks the repository.
-  const pool = new ExtractPool();
+  const helpers = new ExtractHelpers();
+  const pool = new ExtractPool(helpers.lease().ports);
+  const stop = async () => {
+    pool.close();
+    await helpers.close();
+  };
   let db: Db;
   try {
     makeDirSync(config.stateDir);
@@ -84,7 +90,7 @@ export async function indexCommand(config: Config, args: string[], force: boolea
       check: true,
     });
   } catch (err) {
-    await pool.close();
+    await stop();
     throw err;
   }
   const walk = withoutTasks(config, undefined);
@@ -121,7 +127,7 @@ export async function indexCommand(config: Config, args: string[], force: boolea
     process.stderr.write(`cos index: ${(err as Error).message}\n`);
     return 1;
   } finally {
-    await pool.close();
+    await stop();
     db.close();
   }
 }

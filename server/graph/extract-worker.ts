@@ -3,8 +3,9 @@
 // connection. The helpers are the process's (helpers.ts): each indexer thread that leases them sends
 // this thread a port of its own, and every port is served alike.
 import { parentPort } from 'node:worker_threads';
+import { extractJob } from './extract-job.ts';
 import type { HelperPortMessage } from './helpers.ts';
-import { type ExtractOutcome, extractJob, type HelperReply, type HelperRequest } from './pool.ts';
+import type { ExtractOutcome, HelperReply, HelperRequest } from './pool.ts';
 
 const port = parentPort;
 if (!port) throw new Error('extract-worker.ts runs only as a worker thread');

@@ -1,7 +1,7 @@
 // web-tree-sitter set-up: one runtime per thread, grammars loaded lazily from @vscode/tree-sitter-wasm.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { Parser, Language as TsLanguage } from 'web-tree-sitter';
+import type { Parser, Language as TsLanguage } from 'web-tree-sitter';
 import type { Language } from './types.ts';
 
 const require = createRequire(import.meta.url);
@@ -81,12 +81,17 @@ export function hasGrammar(language: Language): boolean {
   return GRAMMAR_FILE[language] !== undefined;
 }
 
-let runtime: Promise<void> | undefined;
+// The runtime (155 KB of JavaScript and its WebAssembly) is loaded by the first parse, not on import:
+// threads that only need languageOf() (the indexer's, `cos index`'s) never load it.
+let runtime: Promise<typeof import('web-tree-sitter')> | undefined;
 const languages = new Map<string, Promise<TsLanguage>>();
 const parsers = new Map<Language, Promise<Parser | undefined>>();
 
-export function initParser(): Promise<void> {
-  runtime ??= Parser.init({ locateFile: () => RUNTIME_WASM });
+function loadRuntime(): Promise<typeof import('web-tree-sitter')> {
+  runtime ??= import('web-tree-sitter').then(async (wts) => {
+    await wts.Parser.init({ locateFile: () => RUNTIME_WASM });
+    return wts;
+  });
   return runtime;
 }
 
@@ -108,13 +113,13 @@ export function parserFor(language: Language): Promise<Parser | undefined> {
 async function newParser(language: Language): Promise<Parser | undefined> {
   const file = GRAMMAR_FILE[language];
   if (!file) return undefined;
-  await initParser();
+  const wts = await loadRuntime();
   let lang = languages.get(file);
   if (!lang) {
-    lang = TsLanguage.load(join(GRAMMAR_DIR, file));
+    lang = wts.Language.load(join(GRAMMAR_DIR, file));
     languages.set(file, lang);
   }
-  const parser = new Parser();
+  const parser = new wts.Parser();
   parser.setLanguage(await lang);
   return parser;
 }

@@ -1,14 +1,9 @@
-// Extraction on helper threads and the indexer's own. A helper reads a file, hashes it, extracts it
-// and serializes the result; only paths go in and strings come back. Parsing is CPU-bound and
-// independent per file; everything after it (writes, resolution) stays on the indexer thread, which
-// writes one batch while the helpers extract the next, and extracts files of that next batch itself
-// whenever it is not writing. Without helpers (one core), the indexer thread extracts alone.
-import { createHash } from 'node:crypto';
+// Extraction on helper threads. A helper reads a file, hashes it, extracts it and serializes the
+// result; only paths go in and strings come back. Parsing is CPU-bound and independent per file;
+// everything after it (writes, resolution) stays on the indexer thread, which writes one batch while
+// the helpers extract the next. Without helpers (one core), the indexer thread extracts itself.
 import type { MessagePort } from 'node:worker_threads';
-import { ConfinedRoot } from '../fs/confined.ts';
-import { extractFile } from './extract/index.ts';
-import { encodeFacts } from './facts.ts';
-import type { Extraction, FileFacts, GraphNode, Language } from './types.ts';
+import type { FileFacts, GraphNode, Language } from './types.ts';
 
 /** Languages any helper takes; the rarer ones all go to the first helper, so each grammar loads once. */
 const SHARED: ReadonlySet<Language> = new Set([
@@ -70,51 +65,13 @@ export type ExtractOutcome =
 /** Extracts `jobs` under the repository `root`; the outcomes are in the jobs' order. */
 export type Extractor = (root: string, jobs: ExtractJob[]) => Promise<ExtractOutcome[]>;
 
-const roots = new Map<string, ConfinedRoot>();
-const confinedRoot = (root: string): ConfinedRoot => {
-  const known = roots.get(root);
-  if (known) return known;
-  const made = new ConfinedRoot(root);
-  roots.set(root, made);
-  return made;
-};
-
 /**
- * One file, start to finish. Serializing here costs the helper the JSON it would otherwise cost the
- * indexer thread, hands back a few flat strings instead of an object graph to clone, and leaves no
- * parser string (a slice that pins the whole source text) in anything the indexer keeps.
+ * Extraction in the calling thread only. The extractors and the parser runtime are loaded on first
+ * use: a thread with helpers (the indexer's, `cos index`'s) never extracts, and starts sooner without
+ * them.
  */
-export async function extractJob(root: string, job: ExtractJob): Promise<ExtractOutcome> {
-  // Read through the confinement, not by path: the file may have become a symlink since it was walked.
-  const text = confinedRoot(root).readText(job.path);
-  if (text === undefined) return { status: 'unreadable' };
-  const hash = createHash('sha1').update(text).digest('hex');
-  if (job.known === hash) return { status: 'unchanged', hash };
-  const t0 = performance.now();
-  let ex: Extraction;
-  try {
-    ex = await extractFile(job.path, job.language, text);
-  } catch (err) {
-    ex = {
-      nodes: [],
-      facts: { refs: [], bindings: [], reexports: [] },
-      error: `extraction failed: ${(err as Error).message}`,
-    };
-  }
-  const { refs: _refs, ...meta } = ex.facts;
-  const out: ExtractOutcome = {
-    status: 'extracted',
-    hash,
-    ms: performance.now() - t0,
-    model: JSON.stringify({ nodes: ex.nodes, meta } satisfies ExtractModel),
-    facts: encodeFacts(ex.facts),
-  };
-  if (ex.error !== undefined) out.error = ex.error;
-  return out;
-}
-
-/** Extraction in the calling thread only. */
 export const extractHere: Extractor = async (root, jobs) => {
+  const { extractJob } = await import('./extract-job.ts');
   const out: ExtractOutcome[] = [];
   for (const job of jobs) out.push(await extractJob(root, job));
   return out;
@@ -139,8 +96,6 @@ const CHUNK_BYTES = 64 * 1024;
 const CHUNK_FILES = 16;
 const AHEAD = 2;
 
-const yieldToLoop = () => new Promise<void>((r) => setImmediate(r));
-
 /**
  * The indexer thread's side of the extraction helpers: one port to each helper of the process
  * (helpers.ts leases them), over which chunks of jobs go out and outcomes come back.
@@ -152,13 +107,6 @@ export class ExtractPool {
     number,
     { helper: MessagePort; resolve: (r: HelperReply) => void; reject: (e: Error) => void }
   >();
-
-  /**
-   * Whether this thread extracts too, between its writes. Off while other indexers share the helpers
-   * (helpers.ts): every thread that parses keeps its own copy of the grammars it loaded and of the
-   * WebAssembly memory parsing grew, which ten projects' indexers would hold ten times over.
-   */
-  lendAHand = true;
 
   /** `ports`: one per helper, in the helpers' order; none means this thread extracts everything itself. */
   constructor(ports: readonly MessagePort[] = []) {
@@ -185,12 +133,12 @@ export class ExtractPool {
   }
 
   /**
-   * The jobs are queued largest first; each helper takes chunks from the front of the queue, two
-   * ahead so it never waits for the next. This thread takes files from the back, one at a time,
-   * whenever it is not writing: the indexer hands out batch N+1 before it writes batch N, and on 2
-   * cores it was idle for about two thirds of a cold pass while its one helper parsed (measured on
-   * issue 16's Python-heavy mix). Files of the rarer languages all go to the first helper: every
-   * grammar a thread loads costs it 10-30 MB.
+   * With helpers, this thread extracts nothing: it never loads a grammar or grows a WebAssembly
+   * memory of its own, and it is free to write the previous batch (the indexer hands out batch N+1
+   * before it writes batch N). The jobs are queued largest first; each helper takes chunks from the
+   * queue, two ahead so it never waits for the next. Files of the rarer languages all go to the
+   * first helper: every grammar a thread loads costs it 10-30 MB. (Extracting here too, between
+   * writes, measured no faster on 2 cores: see scripts/bench/README.md.)
    */
   readonly extract: Extractor = async (root, jobs) => {
     if (this.helpers.length === 0) return extractHere(root, jobs);
@@ -202,7 +150,7 @@ export class ExtractPool {
     shared.sort(bySize);
     rare.sort(bySize);
     const first = this.helpers[0]!;
-    const workers = this.helpers.length + 1;
+    const workers = this.helpers.length;
     let sharedBytes = 0;
     for (const i of shared) sharedBytes += jobs[i]!.size;
 
@@ -244,15 +192,6 @@ export class ExtractPool {
       inFlight.add(done);
     };
     for (const w of this.helpers) for (let k = 0; k < AHEAD; k++) feed(w);
-    // The caller writes the previous batch first (it runs until its next await).
-    await yieldToLoop();
-    while (this.lendAHand && shared.length && !failure) {
-      const i = shared.pop()!;
-      sharedBytes -= jobs[i]!.size;
-      out[i] = await extractJob(root, jobs[i]!);
-      // The helpers' replies are handled (and their next chunks sent) between this thread's files.
-      await yieldToLoop();
-    }
     while (inFlight.size && !failure) await Promise.race(inFlight);
     if (failure) throw failure;
     return out;

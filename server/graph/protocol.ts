@@ -15,15 +15,7 @@ export interface WorkerData {
 }
 
 export type ToWorker =
-  | {
-      type: 'index';
-      id: number;
-      force?: boolean;
-      reload?: boolean;
-      paths?: string[];
-      /** Whether the indexer extracts too, besides its helpers (ExtractPool.lendAHand); default true. */
-      extractHere?: boolean;
-    }
+  | { type: 'index'; id: number; force?: boolean; reload?: boolean; paths?: string[] }
   | { type: 'close' };
 
 export type FromWorker =

@@ -212,9 +212,6 @@ export function createGraphService(serviceOptions: GraphServiceOptions): GraphSe
       ...(opts.force ? { force: true } : {}),
       ...(opts.reload ? { reload: true } : {}),
       ...(opts.paths ? { paths: opts.paths } : {}),
-      // Only the process's one indexer lends its helpers a hand: with several, each would keep its own
-      // grammars (ExtractPool.lendAHand).
-      ...(helpers.leased > 1 ? { extractHere: false } : {}),
     } satisfies ToWorker);
   };
 

@@ -26,8 +26,6 @@ interface Pending {
   force: boolean;
   reload: boolean;
   paths: Set<string>;
-  /** The latest request's word on whether this thread extracts too (it knows the hub's latest state). */
-  extractHere: boolean;
 }
 let pending: Pending | undefined;
 let running = false;
@@ -42,7 +40,6 @@ async function drain(): Promise<void> {
     const job = pending;
     pending = undefined;
     try {
-      pool.lendAHand = job.extractHere;
       const result = await indexer.run({
         force: job.force,
         reload: job.reload,
@@ -84,9 +81,8 @@ port.on('message', (msg: ToWorker) => {
     if (!running) finish();
     return;
   }
-  pending ??= { ids: [], full: false, force: false, reload: false, paths: new Set(), extractHere: true };
+  pending ??= { ids: [], full: false, force: false, reload: false, paths: new Set() };
   pending.ids.push(msg.id);
-  pending.extractHere = msg.extractHere !== false;
   pending.force ||= msg.force === true;
   pending.reload ||= msg.reload === true;
   if (!msg.paths) pending.full = true;

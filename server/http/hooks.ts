@@ -49,6 +49,9 @@ export function registerHookRoutes(app: FastifyInstance, hub: Hub): void {
     },
     (request, reply) => {
       if (!hub.modules.isEnabled('observability')) return reply.send({});
+      // Taking an event writes it to hub.db: not to one deleted, replaced or damaged under the hub.
+      const refused = hub.status.writesRefused();
+      if (refused) return sendError(reply, 'unavailable', refused, { retryable: false });
       try {
         const client = (request.query as { client?: string }).client;
         return reply.send(hub.services.agents.ingest(request.body, client));

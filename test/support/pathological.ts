@@ -30,6 +30,14 @@ export const SPELLINGS = [
   'a__',
 ];
 
+/** What each of worstQueries() is, in its order (benchmark tables name them). */
+export const WORST_QUERY_NAMES = [
+  'the letter a, repeated',
+  'twenty spellings of a',
+  'the alphabet',
+  'growing prefixes a, aa, aaa …',
+] as const;
+
 /** The worst queries for a query field of `maxLength` characters. */
 export function worstQueries(maxLength: number): string[] {
   const fit = (words: string[]) => {

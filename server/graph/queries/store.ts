@@ -94,6 +94,10 @@ function build(db: Db) {
          AND n.kind IN (SELECT value FROM json_each(?))
          AND (? IS NULL OR n.file_path = ? OR substr(n.file_path, 1, length(?) + 1) = ? || '/')
          AND NOT EXISTS (SELECT 1 FROM graph_edges e WHERE e.target_id = n.id AND e.edge_type != 'contains')
+         -- An interface's method is used by whatever implements it, and by calls the graph cannot type.
+         AND NOT (n.kind = 'method' AND EXISTS (
+           SELECT 1 FROM graph_edges c JOIN graph_nodes i ON i.id = c.source_id
+           WHERE c.target_id = n.id AND c.edge_type = 'contains' AND i.kind = 'interface'))
        ORDER BY n.file_path, n.start_line`,
     ),
     nodesByKind: p('SELECT kind, count(*) AS n FROM graph_nodes GROUP BY kind ORDER BY n DESC'),

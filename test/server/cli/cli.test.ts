@@ -1,6 +1,6 @@
 // The `cos` command as a user runs it: a child process over a temp repository.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -36,6 +36,21 @@ test('cos doctor names an unparsable task file and the reason, keeps it, and exi
   assert.equal(res.status, 1);
   assert.match(res.stdout, /FAIL\s+task file\s+docs\/tasks\/TASK-2-bad\.md: .*does not parse/);
   assert.equal(readFileSync(bad, 'utf8'), '---\nid: [broken\n---\n', 'the file is never rewritten');
+});
+
+test('cos doctor | head: a reader that closes the pipe early gets no stack trace, and the exit code stays', async () => {
+  const repo = repoWithTasks();
+  writeFileSync(join(repo, 'docs/tasks/TASK-2-bad.md'), '---\nid: [broken\n---\n');
+  // As `| head -1` does: read the first line, then close the pipe while the doctor still writes.
+  const child = spawn(process.execPath, [COS, 'doctor', '--repo', repo], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stderr = '';
+  child.stderr.setEncoding('utf8').on('data', (c: string) => (stderr += c));
+  child.stdout.once('data', () => child.stdout.destroy());
+  const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+  assert.doesNotMatch(stderr, /EPIPE|Unhandled|at /, stderr);
+  assert.equal(code, 1, 'the broken task file still fails the doctor');
 });
 
 test('cos module disable and enable edit subsystems-state.json', () => {

@@ -176,6 +176,13 @@ describe('hub.db changed under a running hub', () => {
       assert.match(res.body.error?.message ?? '', todo);
       assert.doesNotMatch(res.body.error?.message ?? '', /\/tmp\//, 'no absolute path');
     }
+    // A hook event would be written to the same file: refused too (the agent goes on either way).
+    const hook = await call(
+      `${url}/api/hooks/events?client=claude-code`,
+      post({ hook_event_name: 'Stop', session_id: 'h1' }),
+    );
+    assert.equal(hook.status, 503, JSON.stringify(hook.body));
+    assert.match(hook.body.error?.message ?? '', what);
     // Reads go on: the board, a search, the list of memories.
     assert.equal((await call(`${url}/api/board/list`)).status, 200);
     assert.equal((await call(`${url}/api/search/memory?query=observation`)).status, 200);

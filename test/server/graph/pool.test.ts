@@ -8,21 +8,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { MessageChannel } from 'node:worker_threads';
 import { ExtractHelpers } from '../../../server/graph/helpers.ts';
 import { languageOf } from '../../../server/graph/parser.ts';
-import {
-  type ExtractJob,
-  ExtractPool,
-  extractHere,
-  type HelperReply,
-  type HelperRequest,
-} from '../../../server/graph/pool.ts';
+import { type ExtractJob, ExtractPool, extractHere } from '../../../server/graph/pool.ts';
 import { Walker } from '../../../server/graph/walk.ts';
 
 const FIXTURES = fileURLToPath(new URL('../../fixtures/graph', import.meta.url));
 
-test('helpers and this thread extract a batch exactly as one thread does, in order', async () => {
+test('helpers extract a batch exactly as one thread does, in order', async () => {
   const dir = mkdtempSync(join(tmpdir(), 'cos-graph-pool-'));
   cpSync(FIXTURES, dir, { recursive: true });
   // A language only this thread parses, and a file whose content the graph already has.
@@ -128,46 +121,6 @@ test('indexers share the helpers: two leases, one set of threads, stopped after 
     third.end();
   } finally {
     await helpers.close();
-    rmSync(dir, { recursive: true, force: true });
-  }
-});
-
-test('an indexer that does not lend a hand sends every file to the helpers; one that does extracts some itself', async () => {
-  const dir = mkdtempSync(join(tmpdir(), 'cos-graph-pool-'));
-  for (let i = 0; i < 60; i++)
-    writeFileSync(join(dir, `f${i}.ts`), `export function f${i}() { return ${i}; }\n`);
-  const jobs: ExtractJob[] = Array.from({ length: 60 }, (_, i) => ({
-    path: `f${i}.ts`,
-    language: 'typescript',
-    size: 40,
-  }));
-  // A helper played by this test over a real channel, answering each chunk a turn later (a thread would
-  // take at least that), so the pool's own thread has time to take files if it lends a hand.
-  const sentToHelper = async (lendAHand: boolean): Promise<number> => {
-    const { port1, port2 } = new MessageChannel();
-    let received = 0;
-    port1.on('message', (req: HelperRequest) => {
-      received += req.jobs.length;
-      setTimeout(async () => {
-        const outcomes = await extractHere(req.root, req.jobs);
-        port1.postMessage({ id: req.id, outcomes } satisfies HelperReply);
-      }, 5);
-    });
-    const pool = new ExtractPool([port2]);
-    pool.lendAHand = lendAHand;
-    try {
-      const out = await pool.extract(dir, jobs);
-      assert.equal(out.filter((o) => o.status === 'extracted').length, 60);
-      return received;
-    } finally {
-      pool.close();
-      port1.close();
-    }
-  };
-  try {
-    assert.equal(await sentToHelper(false), 60, 'every file went to the helper');
-    assert.ok((await sentToHelper(true)) < 60, 'this thread took some itself');
-  } finally {
     rmSync(dir, { recursive: true, force: true });
   }
 });

@@ -2,13 +2,12 @@
 // HEAD and a commit range, mapped to changed symbols, their consumers and the board tasks that name the
 // files; refs that could read as options are refused before git runs.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { appendFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { Indexer } from '../../../../server/graph/indexer.ts';
-import { FIXTURES, type GraphHub, graphHub } from './support.ts';
+import { FIXTURES, type GraphHub, gitIn, graphHub } from './support.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are drilled into by shape
 type Item = any;
@@ -16,18 +15,7 @@ type Item = any;
 let repo: string;
 let g: GraphHub;
 let first: string;
-const git = (...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: repo,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@e',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@e',
-    },
-  }).trim();
+const git = (...args: string[]) => gitIn(repo, ...args);
 
 before(async () => {
   repo = mkdtempSync(join(tmpdir(), 'cos-changes-'));

@@ -2,13 +2,12 @@
 // repository built so the numbers could be wrong: more callers than a page, more same-named symbols than
 // the resolver's first ranking, more importers than dead_code reads, and a change wider than one page.
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { Indexer } from '../../../../server/graph/indexer.ts';
-import { type GraphHub, graphHub } from './support.ts';
+import { type GraphHub, gitIn, graphHub } from './support.ts';
 
 // biome-ignore lint/suspicious/noExplicitAny: answers are drilled into by shape
 type Item = any;
@@ -21,18 +20,7 @@ const CALLERS = 69;
 const HANDLERS = 230;
 const PARSERS = 40;
 
-const git = (...args: string[]) =>
-  execFileSync('git', args, {
-    cwd: dir,
-    encoding: 'utf8',
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 't',
-      GIT_AUTHOR_EMAIL: 't@e',
-      GIT_COMMITTER_NAME: 't',
-      GIT_COMMITTER_EMAIL: 't@e',
-    },
-  }).trim();
+const git = (...args: string[]) => gitIn(dir, ...args);
 
 const pad = (i: number) => String(i).padStart(3, '0');
 

@@ -1,6 +1,7 @@
 // A real hub over a fixture repository: its own state directory and database file, the graph indexed
 // in-process (no worker: the tests pin answers, not the indexing thread), and runTool as the adapters
 // call it.
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -52,4 +53,19 @@ export async function graphHub(repo: string, options: { index?: boolean } = {}):
       rmSync(state, { recursive: true, force: true });
     },
   };
+}
+
+/** git in a test repository, as a fixed author (a commit needs one, and the machine may have none). */
+export function gitIn(repo: string, ...args: string[]): string {
+  return execFileSync('git', args, {
+    cwd: repo,
+    encoding: 'utf8',
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 't',
+      GIT_AUTHOR_EMAIL: 't@e',
+      GIT_COMMITTER_NAME: 't',
+      GIT_COMMITTER_EMAIL: 't@e',
+    },
+  }).trim();
 }
