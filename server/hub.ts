@@ -109,6 +109,12 @@ export interface CreateHubOptions {
   passQueue?: PassQueue;
   /** The process's extraction helper threads, shared by the projects' indexers. */
   extractHelpers?: ExtractHelpers;
+  /**
+   * Start the writer threads (recorded calls, task files) with start(), so the hub's threads and
+   * descriptors are there from the start (default). A hub serving several repositories opens the
+   * registered ones with false: most of them are never written to, and each thread costs about 10 MB.
+   */
+  threadsAtStart?: boolean;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -201,6 +207,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
           modules,
           passQueue: options.passQueue,
           extractHelpers: options.extractHelpers,
+          threadsAtStart: options.threadsAtStart,
         });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
@@ -319,7 +326,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     },
     async start() {
       sessions.endOrphans();
-      if (config.recordCalls) calls.start();
+      if (config.recordCalls && options.threadsAtStart !== false) calls.start();
       agents.start();
       // Concurrently: the hub answers while every service indexes, and one failing start stops no other.
       await Promise.all(

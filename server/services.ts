@@ -29,6 +29,8 @@ export interface ServiceDeps {
   passQueue?: PassQueue | undefined;
   /** Shared by the projects of one hub process: one set of extraction helper threads (and grammars). */
   extractHelpers?: ExtractHelpers | undefined;
+  /** Start writer threads with the services (default true); false: with their first write. */
+  threadsAtStart?: boolean | undefined;
 }
 
 /** Background work a service starts with the hub (indexing, watching) and stops with it. */
@@ -65,6 +67,7 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
     db,
     events,
     logger,
+    threadsAtStart: deps.threadsAtStart,
     linkedCommits: async (key) => (await git.taskCommits(key, taskKeys(db).resolve)).commits.length,
   });
   const services = { board, memory, docs, supervise, git } as HubServices;
@@ -80,7 +83,7 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
   // The graph indexes in a worker thread: start() only spawns it, so the hub answers at once and the
   // graph tools report what is indexed so far. An in-memory database (tests) has no file to share.
   if (deps.dbPath !== ':memory:') {
-    const { extractHelpers, ...graphDeps } = deps;
+    const { extractHelpers, threadsAtStart: _, ...graphDeps } = deps;
     const graph = createGraphService({ ...graphDeps, helpers: extractHelpers });
     services.graph = graph;
     let unsubscribe: (() => void) | undefined;

@@ -24,7 +24,15 @@
 // Targets: RSS of the many hub < 800 MB with every project indexed; p50 in any project as fast as with
 // one project (ratio ≈ 1). Needs `npm run build` first.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
@@ -167,6 +175,25 @@ async function indexed(
     if (list.length >= expected && done.length === list.length)
       return { seconds: (performance.now() - t0) / 1000, peakRssMb: peak };
     await new Promise((r) => setTimeout(r, 250));
+  }
+}
+
+/**
+ * Saves a new Python module in a project's repository and waits until its graph has it (a pass after the
+ * save, seen through the project's summary, read in the background); the milliseconds that took.
+ */
+async function saveVisible(url: string, slug: string, repo: string, n: number): Promise<number> {
+  const summary = async () => {
+    const res = await fetch(`${url}/p/${slug}/api/hub/summary`, { headers: { 'x-cos-background': '1' } });
+    return ((await res.json()) as { data: { graph: { files: number; generation: number } } }).data.graph;
+  };
+  const before = await summary();
+  const t0 = performance.now();
+  writeFileSync(join(repo, 'src', 'core', `saved_${n}.py`), `def saved_${n}() -> int:\n    return ${n}\n`);
+  for (;;) {
+    const now = await summary();
+    if (now.files > before.files && now.generation > before.generation) return performance.now() - t0;
+    await new Promise((r) => setTimeout(r, 5));
   }
 }
 
@@ -346,6 +373,11 @@ async function main(): Promise<void> {
     }
     await cold.close();
     await warmClient?.close();
+    // A file saved in the released project (its indexer starts again and reads its model back), then in
+    // the one kept in use (its indexer never went).
+    const savedReleased = await saveVisible(many.url, last, repos[repos.length - 1]!, 1);
+    const savedLive: number[] = [];
+    if (kept) for (let i = 2; i <= 4; i++) savedLive.push(await saveVisible(many.url, kept, repos[1]!, i));
     const afterUse = memory(many.pid);
 
     const loadAfter = load();
@@ -387,6 +419,9 @@ async function main(): Promise<void> {
     console.log(`\n${queryTable}`);
     console.log(
       `\nafter the idle release, /p/${last}: first ${QUESTIONS[0]!.label} ${fmt(first)} ms, then p50 ${fmt(p50(after))} ms${kept ? ` (/p/${kept}, never released, alternately: ${fmt(p50(inUse))} ms)` : ''}`,
+    );
+    console.log(
+      `a saved file in the graph: /p/${last} (released) ${fmt(savedReleased, 0)} ms${kept ? `; /p/${kept} (in use) median of 3 ${fmt(p50(savedLive), 0)} ms` : ''}`,
     );
   } finally {
     await stopAll();

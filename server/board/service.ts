@@ -43,6 +43,8 @@ export interface BoardServiceOptions {
   rescanMs?: number;
   /** fsync the directory after each rename (default true; benches and tests may turn it off). */
   durable?: boolean;
+  /** Start the file writer's thread with start() (default true); false: with the first write. */
+  threadsAtStart?: boolean;
   /** How many commits name a task (its board key): the definition of done's commit gate asks it. */
   linkedCommits?: (key: string) => Promise<number>;
 }
@@ -92,7 +94,7 @@ export function createBoardService(options: BoardServiceOptions) {
 
   return {
     start(): ReconcileReport {
-      files.start();
+      if (options.threadsAtStart !== false) files.start();
       const report = reconciler.reconcile();
       if (options.watch !== false) watcher.start();
       return report;

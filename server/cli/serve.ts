@@ -68,7 +68,8 @@ export async function serve(config: Config): Promise<number> {
   // Every repository in the registry is served by this one process, each under /p/<slug>/.
   const projects = new ProjectHubs(hub, {
     registry: new ProjectRegistry(config.home),
-    open: (projectConfig) => createHub(projectConfig, { passQueue, extractHelpers }),
+    // A registered project starts its writer threads when first written to: most never are.
+    open: (projectConfig) => createHub(projectConfig, { passQueue, extractHelpers, threadsAtStart: false }),
   });
   const app = await buildApp(hub, { projects });
   try {

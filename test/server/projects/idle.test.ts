@@ -1,9 +1,10 @@
-// Idle projects release their caches and keep their watchers. One hub, two real git repositories (alpha,
-// the default, and beta), an idle limit of 2.4 s: every project left alone releases (its
-// indexer thread, its writer threads, the caches beside its database; with every project released the
-// process holds no extraction helper either), a file saved while released is still indexed, and the next
-// call answers as before. The hub's own page polling (X-Cos-Background) neither counts as use nor shows
-// up as a call.
+// Idle projects release their caches and keep their watchers. One hub, three real git repositories
+// (alpha, the default, and the registered beta and gamma), an idle limit of 2.4 s: every project left
+// alone releases (its indexer thread, its writer threads, the caches beside its database; with every
+// project released the process holds no extraction helper either), a registered project never written
+// to never started a writer thread, a file saved while released is still indexed, and the next call
+// answers as before. The hub's own page polling (X-Cos-Background) neither counts as use nor shows up
+// as a call.
 import assert from 'node:assert/strict';
 import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -30,6 +31,7 @@ const IDLE_MINUTES = 0.04; // 2.4 s; the sweep looks every 600 ms
 const root = realpathSync(mkdtempSync(join(tmpdir(), 'cos-projects-idle-')));
 const alpha = makeRepo(root, 'alpha', 2);
 const beta = makeRepo(root, 'beta', 1);
+const gamma = makeRepo(root, 'gamma', 1);
 let hub: ProjectsHub;
 const clients: Client[] = [];
 
@@ -67,10 +69,10 @@ before(async () => {
   hub = await startProjectsHub({
     root,
     defaultRepo: alpha.repo,
-    registered: { beta: beta.repo },
+    registered: { beta: beta.repo, gamma: gamma.repo },
     env: { COS_PROJECT_IDLE_MINUTES: String(IDLE_MINUTES) },
   });
-  for (const slug of ['alpha', 'beta']) {
+  for (const slug of ['alpha', 'beta', 'gamma']) {
     const p = await waitFor(`${slug} to open`, () => hub.projects.get(slug));
     await p.hub.services.graph?.ready();
   }
@@ -116,11 +118,26 @@ test('a project nobody uses releases; a file saved meanwhile is indexed; its nex
   assert.equal(released.idle, true);
   assert.notEqual(released.released_at, null);
   assert.deepEqual(released.released.sort(), ['board', 'call writer', 'graph']);
-  await waitFor(
-    'alpha to release',
-    async () => ((await project('alpha')).released_at !== null ? true : undefined),
+  // The default project started its writer threads with the hub; gamma, registered and never used,
+  // never started any: it had only its indexer to let go.
+  const alphaReleased = await waitFor(
+    'alpha to release its three threads',
+    async () => {
+      const p = await project('alpha');
+      return p.released.length === 3 ? p : undefined;
+    },
     30_000,
   );
+  assert.deepEqual(alphaReleased.released.sort(), ['board', 'call writer', 'graph']);
+  const gammaReleased = await waitFor(
+    'gamma to release',
+    async () => {
+      const p = await project('gamma');
+      return p.released_at !== null ? p : undefined;
+    },
+    30_000,
+  );
+  assert.deepEqual(gammaReleased.released, ['graph']);
   // No indexer left in the process: its extraction helpers (and their grammars) are gone too.
   await waitFor('the helpers to stop', () => (hub.helpers.running === 0 ? true : undefined), 30_000);
   assert.equal(hub.helpers.leased, 0);
@@ -172,7 +189,7 @@ test('a project nobody uses releases; a file saved meanwhile is indexed; its nex
   assert.equal(calls('beta', 'cos_graph_context').length, sessionCalls + 2);
   assert.equal(origins(), originsBefore);
   // Letting threads go is routine: nothing about it is worth a warning.
-  for (const slug of ['alpha', 'beta']) {
+  for (const slug of ['alpha', 'beta', 'gamma']) {
     const warnings = hub.projects
       .get(slug)!
       .hub.db.prepare("SELECT message FROM log_events WHERE level != 'info'")

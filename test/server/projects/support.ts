@@ -100,7 +100,7 @@ export async function startProjectsHub(options: {
   const defaultHub = createHub(config, { logSync: true, passQueue, extractHelpers: helpers });
   const projects = new ProjectHubs(defaultHub, {
     registry,
-    open: (c) => createHub(c, { logSync: true, passQueue, extractHelpers: helpers }),
+    open: (c) => createHub(c, { logSync: true, passQueue, extractHelpers: helpers, threadsAtStart: false }),
     pollMs: 100,
   });
   const app = await buildApp(defaultHub, { projects });
