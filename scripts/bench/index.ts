@@ -9,6 +9,9 @@
 //   --helpers: extraction helper threads (default: cores - 1)
 //   --cli: also time `cos index` as its own process on each corpus, and on an empty repository (process start):
 //   the built command (dist/cos.js; npm run build first), or with --cli=sources the clone's (through tsx)
+//   --cos label=path (repeatable): time these commands instead, alternately (e.g. another checkout's build
+//   against this one's, in the same minutes); --runs N: runs of each per corpus (medians); --cli-only: skip
+//   the service's cold index, change latency and RSS, time only `cos index`
 //
 // Registry corpora are installed once with npm into $COS_BENCH_CACHE (default ~/.cache/cos-hub-bench), one
 // directory per name@version, and reused. Each corpus is copied to a temp directory first (the change test
@@ -29,7 +32,7 @@ import {
   writeFileSync,
 } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
-import { dirname, join } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import pino from 'pino';
 import { loadConfig } from '../../server/config.ts';
 import { openDatabase } from '../../server/db/open.ts';
@@ -135,13 +138,12 @@ function failureCauses(rows: { path: string; error: string }[]): string {
 
 /**
  * `cos index` as a user runs it, in its own process: wall time, process start included, and the CPU
- * time of all its threads (/proc, read until it exits). The built command (dist/cos.js, what the
- * package installs) unless `--cli=sources`: the clone's entry, which compiles TypeScript through tsx.
+ * time of all its threads (/proc, read until it exits).
  */
-async function cliIndex(repo: string): Promise<{ wallS: number; cpuS: number; out: string }> {
+async function cliIndex(cos: string, repo: string): Promise<{ wallS: number; cpuS: number; out: string }> {
   const state = mkdtempSync(join(tmpdir(), 'cos-bench-cli-'));
   const t0 = performance.now();
-  const child = spawn(process.execPath, [COS_BIN, 'index'], {
+  const child = spawn(process.execPath, [cos, 'index'], {
     env: { ...process.env, COS_REPO: repo, COS_STATE_DIR: state, COS_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -173,11 +175,66 @@ function pct(xs: number[], p: number): number {
   return s[Math.min(s.length - 1, Math.floor((p / 100) * s.length))]!;
 }
 
+/**
+ * Each command of `targets` indexes the repository `runs` times, alternately and in alternating order
+ * (the machine's load hits them alike): median and fastest wall time, median CPU, and the rates.
+ */
+async function cliRows(repo: string, files: { n: number; bytes: number }): Promise<Record<string, number>> {
+  const samples = new Map<string, { wallS: number; cpuS: number; seen: number }[]>();
+  for (let r = 0; r < cliRuns; r++) {
+    const order = r % 2 ? [...targets].reverse() : targets;
+    for (const t of order) {
+      const run = await cliIndex(t.path, repo);
+      // `cos index` walks with the default ignore list (dist/, build/ …): its own count is what it read.
+      const seen = Number(/(\d+) files seen/.exec(run.out)?.[1] ?? Number.NaN);
+      samples.set(t.label, [...(samples.get(t.label) ?? []), { ...run, seen }]);
+    }
+  }
+  const row: Record<string, number> = {};
+  for (const t of targets) {
+    const xs = samples.get(t.label)!;
+    const wall = median(xs.map((x) => x.wallS));
+    const seen = xs[0]!.seen;
+    const mb = seen === files.n ? files.bytes / 1e6 : Number.NaN;
+    const net = Math.max(0.01, wall - (startS.get(t.label) ?? 0));
+    const k = (what: string) => `${t.label}: cos index ${what}`;
+    row[k('files')] = seen;
+    row[k('s')] = +wall.toFixed(2);
+    row[k('fastest s')] = +Math.min(...xs.map((x) => x.wallS)).toFixed(2);
+    row[k('CPU s')] = +median(xs.map((x) => x.cpuS)).toFixed(2);
+    row[k('files/s')] = Math.round(seen / wall);
+    row[k('MB/s')] = +(mb / wall).toFixed(2);
+    row[k('files/s, start excluded')] = Math.round(seen / net);
+    row[k('MB/s, start excluded')] = +(mb / net).toFixed(2);
+  }
+  return row;
+}
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  return s.length % 2 ? s[(s.length - 1) / 2]! : (s[s.length / 2 - 1]! + s[s.length / 2]!) / 2;
+};
+
 async function bench(name: string): Promise<Record<string, string | number>> {
   const corpus = CORPORA[name]!();
   const dir = mkdtempSync(join(tmpdir(), `cos-bench-${name}-`));
   const repo = join(dir, 'repo');
   copyCorpus(corpus, repo);
+  if (cliOnly) {
+    const files = { n: 0, bytes: 0 };
+    for (const f of new Walker(repo, WALK).walk().files) {
+      files.n++;
+      files.bytes += f.size;
+    }
+    const row = {
+      corpus: name,
+      files: files.n,
+      MB: +(files.bytes / 1e6).toFixed(1),
+      ...(await cliRows(repo, files)),
+    };
+    rmSync(dir, { recursive: true, force: true });
+    return row;
+  }
   const dbPath = join(dir, 'hub.db');
   const db = openDatabase(dbPath);
   const config = loadConfig({ COS_REPO: repo, COS_STATE_DIR: join(dir, 'state') });
@@ -261,7 +318,7 @@ async function bench(name: string): Promise<Record<string, string | number>> {
   clearInterval(sampler);
   await graph.close();
   db.close();
-  const cli = cliMode ? await cliIndex(repo) : undefined;
+  const cli = cliMode ? await cliRows(repo, files) : undefined;
   rmSync(dir, { recursive: true, force: true });
 
   const s = coldMs / 1000;
@@ -288,36 +345,31 @@ async function bench(name: string): Promise<Record<string, string | number>> {
     'query p99 ms': +pct(indexingLatencies, 99).toFixed(2),
     'change visible ms (median/max)': `${Math.round(pct(visible, 50))}/${Math.round(Math.max(...visible))}`,
     'one-file pass ms': +oneFile.durationMs.toFixed(1),
-    ...(cli
-      ? (() => {
-          // `cos index` walks with the default ignore list (dist/, build/ …): its own count is what it read.
-          const seen = Number(/(\d+) files seen/.exec(cli.out)?.[1] ?? Number.NaN);
-          const mb = seen === files.n ? files.bytes / 1e6 : Number.NaN;
-          const net = Math.max(0.01, cli.wallS - startS);
-          return {
-            'cos index files': seen,
-            'cos index s': +cli.wallS.toFixed(2),
-            'cos index CPU s': +cli.cpuS.toFixed(2),
-            'cos index files/s': Math.round(seen / cli.wallS),
-            'cos index MB/s': +(mb / cli.wallS).toFixed(2),
-            'cos index files/s, start excluded': Math.round(seen / net),
-            'cos index MB/s, start excluded': +(mb / net).toFixed(2),
-          };
-        })()
-      : {}),
+    ...(cli ?? {}),
   };
 }
 
-const cliArg = process.argv.find((a) => a === '--cli' || a.startsWith('--cli='));
-const cliMode = cliArg !== undefined;
-const COS_BIN = new URL(
-  cliArg === '--cli=sources' ? '../../server/bin/cos.mjs' : '../../dist/cos.js',
-  import.meta.url,
-).pathname;
-if (cliMode && !existsSync(COS_BIN)) throw new Error(`${COS_BIN} is missing: run npm run build first`);
-const helpersArg = process.argv.indexOf('--helpers');
-const extractHelpers = helpersArg === -1 ? undefined : Number(process.argv[helpersArg + 1]);
-const wanted = process.argv.slice(2).filter((a, i, all) => !a.startsWith('-') && all[i - 1] !== '--helpers');
+const argv = process.argv.slice(2);
+const valueOf = (flag: string) => argv.flatMap((a, i) => (a === flag && argv[i + 1] ? [argv[i + 1]!] : []));
+const cliArg = argv.find((a) => a === '--cli' || a.startsWith('--cli='));
+const cosArgs = valueOf('--cos');
+const cliOnly = argv.includes('--cli-only');
+const cliMode = cliArg !== undefined || cosArgs.length > 0 || cliOnly;
+const cliRuns = Number(valueOf('--runs')[0] ?? 1);
+/** The commands timed: --cos label=path (each), else the built command, or the clone's with --cli=sources. */
+const targets: { label: string; path: string }[] = cosArgs.length
+  ? cosArgs.map((c) => ({ label: c.slice(0, c.indexOf('=')), path: resolve(c.slice(c.indexOf('=') + 1)) }))
+  : cliArg === '--cli=sources'
+    ? [{ label: 'sources', path: new URL('../../server/bin/cos.mjs', import.meta.url).pathname }]
+    : [{ label: 'built', path: new URL('../../dist/cos.js', import.meta.url).pathname }];
+if (cliMode)
+  for (const t of targets)
+    if (!existsSync(t.path)) throw new Error(`${t.path} is missing: run npm run build first`);
+const helpersArg = argv.indexOf('--helpers');
+const extractHelpers = helpersArg === -1 ? undefined : Number(argv[helpersArg + 1]);
+const wanted = argv.filter(
+  (a, i) => !a.startsWith('-') && !['--helpers', '--cos', '--runs'].includes(argv[i - 1]!),
+);
 const names = wanted.length
   ? wanted
   : [
@@ -339,18 +391,19 @@ console.log(
     .map((l) => l.toFixed(2))
     .join(' ')} (2 cores: anything above 2 means the figures are contended)`,
 );
-// Process start for `cos index`: the same command on an empty repository, in the same minutes.
-let startS = 0;
+// Process start for `cos index`: each command on an empty repository, in the same minutes.
+const startS = new Map<string, number>();
 if (cliMode) {
   const empty = mkdtempSync(join(tmpdir(), 'cos-bench-empty-'));
-  const runs: number[] = [];
-  for (let i = 0; i < 3; i++) runs.push((await cliIndex(empty)).wallS);
-  runs.sort((a, b) => a - b);
+  for (const t of targets) {
+    const runs: number[] = [];
+    for (let i = 0; i < 3; i++) runs.push((await cliIndex(t.path, empty)).wallS);
+    startS.set(t.label, median(runs));
+    console.log(
+      `${t.label} (${t.path}): cos index on an empty repository (process start): ${runs.map((r) => r.toFixed(2)).join(' / ')} s`,
+    );
+  }
   rmSync(empty, { recursive: true, force: true });
-  startS = runs[1]!;
-  console.log(
-    `${COS_BIN}: cos index on an empty repository (process start): ${runs.map((r) => r.toFixed(2)).join(' / ')} s`,
-  );
 }
 const rows: Record<string, string | number>[] = [];
 for (const n of names) {
