@@ -1,6 +1,6 @@
 import { join } from 'node:path';
 import type { Config } from '../config.ts';
-import { DB_FILE_NAME, type Db, openDatabase } from '../db/open.ts';
+import { DB_FILE_NAME, type Db, fileIdentity, openDatabase } from '../db/open.ts';
 import { makeDirSync } from '../fs/make-dir.ts';
 import { ExtractHelpers } from '../graph/helpers.ts';
 import { Indexer, type IndexProgress } from '../graph/indexer.ts';
@@ -82,10 +82,11 @@ export async function indexCommand(config: Config, args: string[], force: boolea
     pool.close();
     await helpers.close();
   };
+  const dbPath = join(config.stateDir, DB_FILE_NAME);
   let db: Db;
   try {
     makeDirSync(config.stateDir);
-    db = openDatabase(join(config.stateDir, DB_FILE_NAME), {
+    db = openDatabase(dbPath, {
       busyTimeoutMs: config.dbBusyTimeoutMs,
       check: true,
     });
@@ -94,7 +95,14 @@ export async function indexCommand(config: Config, args: string[], force: boolea
     throw err;
   }
   const walk = withoutTasks(config, undefined);
-  const indexer = new Indexer({ repo: config.repo, db, extract: pool.extract, ...(walk ? { walk } : {}) });
+  const writeEdges = pool.edgeWriter({ path: dbPath, identity: fileIdentity(dbPath) });
+  const indexer = new Indexer({
+    repo: config.repo,
+    db,
+    extract: pool.extract,
+    ...(writeEdges ? { writeEdges } : {}),
+    ...(walk ? { walk } : {}),
+  });
   const bar = progressPrinter(process.stderr);
   try {
     const r = await indexer.run({

@@ -7,10 +7,16 @@ import type { Db } from '../db/open.ts';
 import { EXTRACTION_VERSION } from './extract/version.ts';
 import { decodeFacts } from './facts.ts';
 import { languageOf } from './parser.ts';
-import { type ExtractJob, type ExtractModel, type Extractor, extractHere } from './pool.ts';
+import {
+  type ExtractJob,
+  type ExtractModel,
+  type ExtractOutcome,
+  type Extractor,
+  extractHere,
+} from './pool.ts';
 import { dirOf, normalize, readTsPaths } from './project.ts';
-import { type Def, type FileRec, type Project, Resolver } from './resolve.ts';
-import { GraphStore } from './store.ts';
+import { type Def, type FileRec, type Project, type ResolvedEdge, Resolver } from './resolve.ts';
+import { type EdgeBatch, EdgeWriter, forBulkWrites, GraphStore } from './store.ts';
 import type { FileFacts, GraphNode, Ref } from './types.ts';
 import { folderUid } from './uid.ts';
 import { type WalkedFile, Walker, type WalkOptions } from './walk.ts';
@@ -57,6 +63,12 @@ export interface IndexerOptions {
   walk?: WalkOptions;
   /** How batches are extracted (default: in this thread); the worker passes its thread pool. */
   extract?: Extractor;
+  /**
+   * Writes a batch of resolved edges on another connection, in another thread (an extraction
+   * helper's, idle while this thread resolves), so that this thread resolves the next batch while
+   * SQLite writes the last. Absent: written here. Used when a pass resolves more than one batch.
+   */
+  writeEdges?: (batch: EdgeBatch) => Promise<void>;
 }
 
 interface Rec extends FileRec {
@@ -72,12 +84,16 @@ interface Rec extends FileRec {
 }
 
 const EXTRACT_BATCH = 48;
+/**
+ * Batches handed out beyond the one being written. With one, a helper that finished the next batch
+ * while this thread was still writing (the batch's last chunks are its smallest) waited for the write
+ * to end before it got more: its thread stood idle about a fifth of the extract phase of issue 16's mix.
+ */
+const BATCHES_AHEAD = 2;
 /** Files whose change alters resolution project-wide (dependencies, module roots, path aliases). */
 const CONFIG_FILE =
   /(^|\/)(package\.json|go\.mod|Cargo\.toml|pyproject\.toml|requirements[^/]*\.txt|[tj]sconfig\.json)$/;
 const RESOLVE_BATCH = 64;
-/** WAL pages between two checkpoints of the indexer's connection (32 MB of 4 KB pages). */
-const CHECKPOINT_PAGES = 8000;
 /** A repo-relative path, or undefined for one that leaves the repo (`../x`, `/etc/x`). */
 export function repoPath(raw: string): string | undefined {
   if (isAbsolute(raw) || raw.includes('\0')) return undefined;
@@ -98,17 +114,17 @@ export class Indexer {
   private readonly resolver: Resolver;
   private readonly project: Project;
   private loaded = false;
+  /** A pass failed while resolution's writes were out: the next one reads the graph back first. */
+  private stale = false;
+  private writerHere: EdgeWriter | undefined;
+  private get writer(): EdgeWriter {
+    this.writerHere ??= new EdgeWriter(this.options.db);
+    return this.writerHere;
+  }
 
   constructor(private readonly options: IndexerOptions) {
     this.repo = options.repo;
-    // A cold pass writes tens of MB. At SQLite's default (a checkpoint every 1,000 pages of WAL) this
-    // connection's commits ran a checkpoint, with its two fsyncs and a copy of every page changed
-    // since the last one, every 4 MB: about a second of a cold pass of issue 16's mix went there
-    // (commit time measured at load 8-10). Every 32 MB instead; the WAL file is cut back to that
-    // size once checkpointed, so it does not stay at its high-water mark.
-    options.db.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
-    const pageSize = options.db.pragma('page_size', { simple: true }) as number;
-    options.db.pragma(`journal_size_limit = ${CHECKPOINT_PAGES * pageSize}`);
+    forBulkWrites(options.db);
     this.store = new GraphStore(options.db);
     this.walker = new Walker(options.repo, options.walk);
     this.project = { deps: new Set(), goModules: [] };
@@ -232,7 +248,8 @@ export class Indexer {
 
   private async pass(req: IndexRequest): Promise<IndexResult> {
     const started = performance.now();
-    if (req.reload) {
+    if (req.reload || this.stale) {
+      this.stale = false;
       this.loaded = false;
       this.files.clear();
       this.byId.clear();
@@ -285,8 +302,8 @@ export class Indexer {
 
     // 2. Extract and write, in batches (one transaction each) so readers see steady progress. The
     // extractor reads the files itself (on a helper thread, when there is one): no source text passes
-    // through this thread. The next batch is handed out before this one is written, so the helpers
-    // extract while this thread writes.
+    // through this thread. Two batches are out while this one is written, so the helpers extract
+    // while this thread writes.
     const dirty = new Set<string>();
     this.unfinished = dirty;
     // A few changed files keep their references in memory for resolution; a cold pass reads them back.
@@ -305,12 +322,15 @@ export class Indexer {
         return { path: f.path, language: languageOf(f.path)!, size: f.size, ...(known ? { known } : {}) };
       });
     progress('extract', 0, candidates.length);
-    let next = candidates.length ? extract(this.repo, jobsFrom(0)) : undefined;
+    const handedOut: Promise<ExtractOutcome[]>[] = [];
+    const handOut = (start: number) => {
+      if (start < candidates.length) handedOut.push(extract(this.repo, jobsFrom(start)));
+    };
+    for (let k = 0; k < BATCHES_AHEAD; k++) handOut(k * EXTRACT_BATCH);
     try {
       for (let i = 0; i < candidates.length; i += EXTRACT_BATCH) {
-        const outcomes = await next!;
-        next =
-          i + EXTRACT_BATCH < candidates.length ? extract(this.repo, jobsFrom(i + EXTRACT_BATCH)) : undefined;
+        const outcomes = await handedOut.shift()!;
+        handOut(i + BATCHES_AHEAD * EXTRACT_BATCH);
         const batch = candidates.slice(i, i + EXTRACT_BATCH);
         this.store.transaction(() => {
           batch.forEach((file, k) => {
@@ -355,7 +375,7 @@ export class Indexer {
               const r = this.byId.get(dep);
               if (r) dirty.add(r.path);
             }
-            this.store.deleteFileEdges(id, true);
+            this.store.deleteFileEdges(id);
             this.writeContains(id, path, language, nodes);
             const rec = this.makeRec(
               id,
@@ -380,8 +400,8 @@ export class Indexer {
         req.signal?.throwIfAborted();
       }
     } catch (err) {
-      // The batch already handed out is not awaited any more.
-      next?.catch(() => {});
+      // The batches already handed out are not awaited any more.
+      for (const p of handedOut) p.catch(() => {});
       throw err;
     }
 
@@ -429,10 +449,16 @@ export class Indexer {
     }
     const dirtyList = [...dirtyDocs, ...dirtyCode];
     progress('resolve', 0, dirtyList.length);
-    for (let i = 0; i < dirtyList.length; i += RESOLVE_BATCH) {
-      if (i >= dirtyDocs.length) this.resolver.forgetLabels();
-      const batch = dirtyList.slice(i, i + RESOLVE_BATCH);
-      this.store.transaction(() => {
+    // A batch's writes go to another thread when there are several batches: SQLite's inserts there,
+    // the next batch's resolution here. They are written in order, so a stub a batch adds exists
+    // before the next batch's edges point at it.
+    const elsewhere = dirtyList.length > RESOLVE_BATCH ? this.options.writeEdges : undefined;
+    const writing: Promise<void>[] = [];
+    try {
+      for (let i = 0; i < dirtyList.length; i += RESOLVE_BATCH) {
+        if (i >= dirtyDocs.length) this.resolver.forgetLabels();
+        const batch = dirtyList.slice(i, i + RESOLVE_BATCH);
+        const files: { fileId: number; edges: ResolvedEdge[] }[] = [];
         for (const p of batch) {
           const rec = this.files.get(p)!;
           // One file's references at a time, read just before they are resolved: loading a whole
@@ -442,16 +468,35 @@ export class Indexer {
           const { edges, importsFiles, unresolvedImports } = this.resolveOne(rec, refs);
           rec.unresolvedImports = unresolvedImports;
           for (const t of importsFiles) this.addImporter(t, p);
-          this.store.deleteFileEdges(rec.id, false);
-          for (const stub of this.resolver.stubs.values()) this.store.ensureStub(stub);
-          this.resolver.stubs.clear();
-          this.store.insertEdges(rec.id, edges);
+          files.push({ fileId: rec.id, edges });
         }
-      });
-      for (const p of batch) dirty.delete(p);
-      progress('resolve', Math.min(i + RESOLVE_BATCH, dirtyList.length), dirtyList.length);
-      await yieldToLoop();
-      req.signal?.throwIfAborted();
+        const edges = this.store.edgeBatch(files, this.resolver.stubs.values());
+        this.resolver.stubs.clear();
+        const done = Math.min(i + RESOLVE_BATCH, dirtyList.length);
+        const written = () => {
+          for (const p of batch) dirty.delete(p);
+          progress('resolve', done, dirtyList.length);
+        };
+        if (elsewhere) {
+          const w = elsewhere(edges).then(written);
+          // Awaited below; until then a failure must not count as unhandled.
+          w.catch(() => {});
+          writing.push(w);
+          // At most two batches in writing: resolved edges wait in memory no longer than that.
+          if (writing.length >= 2) await writing.shift();
+        } else {
+          this.writer.write(edges);
+          written();
+        }
+        await yieldToLoop();
+        req.signal?.throwIfAborted();
+      }
+      await Promise.all(writing);
+    } catch (err) {
+      for (const w of writing) w.catch(() => {});
+      // Stub ids were given for batches that may not have been written: read the graph back first.
+      this.stale = true;
+      throw err;
     }
     this.resolver.forgetLabels();
 

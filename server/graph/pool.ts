@@ -3,6 +3,9 @@
 // everything after it (writes, resolution) stays on the indexer thread, which writes one batch while
 // the helpers extract the next. Without helpers (one core), the indexer thread extracts itself.
 import type { MessagePort } from 'node:worker_threads';
+import type { FileIdentity } from '../db/open.ts';
+import { extractJob } from './extract-job.ts';
+import type { EdgeBatch } from './store.ts';
 import type { FileFacts, GraphNode, Language } from './types.ts';
 
 /** Languages any helper takes; the rarer ones all go to the first helper, so each grammar loads once. */
@@ -65,27 +68,26 @@ export type ExtractOutcome =
 /** Extracts `jobs` under the repository `root`; the outcomes are in the jobs' order. */
 export type Extractor = (root: string, jobs: ExtractJob[]) => Promise<ExtractOutcome[]>;
 
-/**
- * Extraction in the calling thread only. The extractors and the parser runtime are loaded on first
- * use: a thread with helpers (the indexer's, `cos index`'s) never extracts, and starts sooner without
- * them.
- */
+/** Extraction in the calling thread only (no helper: one core). */
 export const extractHere: Extractor = async (root, jobs) => {
-  const { extractJob } = await import('./extract-job.ts');
   const out: ExtractOutcome[] = [];
   for (const job of jobs) out.push(await extractJob(root, job));
   return out;
 };
 
-/** What a helper is sent, and answers. */
-export interface HelperRequest {
-  id: number;
-  root: string;
-  jobs: ExtractJob[];
-}
-export interface HelperReply {
-  id: number;
-  outcomes: ExtractOutcome[];
+/** What a helper is sent, and answers: files to extract, or a batch of resolution's writes. */
+export type HelperRequest =
+  | { id: number; type?: undefined; root: string; jobs: ExtractJob[] }
+  | { id: number; type: 'write'; db: HelperDb; batch: EdgeBatch };
+export type HelperReply =
+  | { id: number; outcomes: ExtractOutcome[] }
+  | { id: number; written: true }
+  | { id: number; error: string };
+
+/** The database a helper writes to for an indexer: its path, and the file the hub opened there. */
+export interface HelperDb {
+  path: string;
+  identity?: FileIdentity | undefined;
 }
 
 /**
@@ -179,8 +181,10 @@ export class ExtractPool {
       const done: Promise<void> = reply.then(
         (r) => {
           inFlight.delete(done);
+          if (!('outcomes' in r)) throw new Error('an extraction helper answered a request it was not sent');
+          const { outcomes } = r;
           take.forEach((i, k) => {
-            out[i] = r.outcomes[k]!;
+            out[i] = outcomes[k]!;
           });
           feed(w);
         },
@@ -196,6 +200,28 @@ export class ExtractPool {
     if (failure) throw failure;
     return out;
   };
+
+  /**
+   * Writes resolution's batches to `db` on the first helper, which idles while the indexer resolves
+   * (helpers write nothing else); undefined without helpers. Batches are written in the order given.
+   */
+  edgeWriter(db: HelperDb): ((batch: EdgeBatch) => Promise<void>) | undefined {
+    if (this.helpers.length === 0) return undefined;
+    return (batch) => {
+      const helper = this.helpers[0];
+      if (!helper) return Promise.reject(new Error('no extraction helper is left to write'));
+      const id = this.nextId++;
+      return new Promise<HelperReply>((resolve, reject) => {
+        this.waiting.set(id, { helper, resolve, reject });
+        helper.ref();
+        helper.postMessage({ id, type: 'write', db, batch } satisfies HelperRequest, [
+          batch.edges.buffer as ArrayBuffer,
+        ]);
+      }).then((r) => {
+        if ('error' in r) throw new Error(`writing resolved edges failed: ${r.error}`);
+      });
+    };
+  }
 
   private settle(w: MessagePort): void {
     for (const p of this.waiting.values()) if (p.helper === w) return;

@@ -5,6 +5,77 @@ import type { ResolvedEdge, StubNode } from './resolve.ts';
 import type { GraphNode, Language } from './types.ts';
 import { folderUid, splitWords } from './uid.ts';
 
+/** What resolution writes for a batch of files, in ids and numbers only (it crosses to a helper thread). */
+export interface EdgeBatch {
+  /** Files whose resolved edges (all but `contains`) are replaced by `edges`. */
+  files: number[];
+  /** Stub nodes first needed by this batch: [id, uid, kind, label, qualified name]. */
+  stubs: [number, string, string, string, string][];
+  /** EDGE_FIELDS numbers an edge: source, target, type, confidence, extractor, line, col, file (type and extractor index `names`). */
+  edges: Float64Array;
+  names: string[];
+}
+
+const EDGE_FIELDS = 8;
+
+/** Writes EdgeBatches on one connection, each in one transaction: the indexer's, or a helper's. */
+export class EdgeWriter {
+  private readonly s;
+
+  constructor(private readonly db: Db) {
+    const p = (sql: string) => db.prepare(sql);
+    this.s = {
+      deleteResolved: p("DELETE FROM graph_edges WHERE file_id = ? AND edge_type != 'contains'"),
+      insertStub: p('INSERT INTO graph_nodes (id, uid, kind, label, qualified_name) VALUES (?, ?, ?, ?, ?)'),
+      insertFts: p('INSERT INTO graph_fts (rowid, label, qualified_name, terms) VALUES (?, ?, ?, ?)'),
+      insertEdge: p(
+        `INSERT INTO graph_edges (source_id, target_id, edge_type, confidence, extractor, line, col, file_id)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
+      ),
+    };
+  }
+
+  write(batch: EdgeBatch): void {
+    const { edges: e, names } = batch;
+    this.db
+      .transaction(() => {
+        for (const f of batch.files) this.s.deleteResolved.run(f);
+        for (const [id, uid, kind, label, qname] of batch.stubs) {
+          this.s.insertStub.run(id, uid, kind, label, qname);
+          this.s.insertFts.run(id, label, qname, splitWords(`${label} ${qname}`));
+        }
+        for (let i = 0; i < e.length; i += EDGE_FIELDS)
+          this.s.insertEdge.run(
+            e[i],
+            e[i + 1],
+            names[e[i + 2]!],
+            e[i + 3],
+            names[e[i + 4]!],
+            e[i + 5],
+            e[i + 6],
+            e[i + 7],
+          );
+      })
+      .immediate();
+  }
+}
+
+/**
+ * The pragmas of a connection that writes a pass. A cold pass writes tens of MB. At SQLite's default (a
+ * checkpoint every 1,000 pages of WAL) the writer's commits ran a checkpoint, with its two fsyncs and a
+ * copy of every page changed since the last one, every 4 MB: about a second of a cold pass of issue
+ * 16's mix went there (commit time measured at load 8-10). Every 32 MB instead; the WAL file is cut
+ * back to that size once checkpointed, so it does not stay at its high-water mark.
+ */
+export function forBulkWrites(db: Db): void {
+  db.pragma(`wal_autocheckpoint = ${CHECKPOINT_PAGES}`);
+  const pageSize = db.pragma('page_size', { simple: true }) as number;
+  db.pragma(`journal_size_limit = ${CHECKPOINT_PAGES * pageSize}`);
+}
+
+/** WAL pages between two checkpoints of a writing connection (32 MB of 4 KB pages). */
+const CHECKPOINT_PAGES = 8000;
+
 export interface FileRow {
   id: number;
   path: string;
@@ -18,6 +89,12 @@ export interface FileRow {
 export class GraphStore {
   private readonly ids = new Map<string, number>();
   private readonly folders = new Set<string>();
+  /**
+   * The highest node id this store has seen or given: stubs of an EdgeBatch get ids above it, since
+   * another connection writes them. Only the indexer inserts graph nodes, and it inserts none itself
+   * while batches are out.
+   */
+  private maxId = 0;
   private readonly s;
 
   constructor(private readonly db: Db) {
@@ -61,7 +138,6 @@ export class GraphStore {
          WHERE n.file_id = ? AND e.file_id IS NOT NULL AND e.file_id != ?`,
       ).pluck(),
       deleteAllEdges: p('DELETE FROM graph_edges WHERE file_id = ?'),
-      deleteResolvedEdges: p("DELETE FROM graph_edges WHERE file_id = ? AND edge_type != 'contains'"),
       insertEdge: p(
         `INSERT INTO graph_edges (source_id, target_id, edge_type, confidence, extractor, line, col, file_id)
          VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -85,7 +161,9 @@ export class GraphStore {
 
   /** run() + lastInsertRowid: a RETURNING clause costs about as much again per row in better-sqlite3. */
   private insertNode(...args: (string | number | null)[]): number {
-    return Number(this.s.insertNode.run(...args).lastInsertRowid);
+    const id = Number(this.s.insertNode.run(...args).lastInsertRowid);
+    if (id > this.maxId) this.maxId = id;
+    return id;
   }
 
   transaction<T>(fn: () => T): T {
@@ -99,10 +177,59 @@ export class GraphStore {
   loadNodeIds(): void {
     this.ids.clear();
     this.folders.clear();
+    this.maxId = 0;
     for (const r of this.s.nodeIds.iterate() as Iterable<{ id: number; uid: string; kind: string }>) {
       this.ids.set(r.uid, r.id);
+      if (r.id > this.maxId) this.maxId = r.id;
       if (r.kind === 'folder') this.folders.add(r.uid);
     }
+  }
+
+  /**
+   * One batch of resolution's writes, in ids, for any connection to write (EdgeWriter): the files'
+   * resolved edges are replaced by `edges`, and stubs not in the graph yet get ids here. Edges whose
+   * endpoints have no node are left out, as insertEdges does.
+   */
+  edgeBatch(files: { fileId: number; edges: ResolvedEdge[] }[], stubs: Iterable<StubNode>): EdgeBatch {
+    const batch: EdgeBatch = { files: [], stubs: [], edges: new Float64Array(0), names: [] };
+    const name = new Map<string, number>();
+    const nameOf = (n: string) => {
+      let k = name.get(n);
+      if (k === undefined) {
+        k = batch.names.length;
+        batch.names.push(n);
+        name.set(n, k);
+      }
+      return k;
+    };
+    for (const stub of stubs) {
+      if (this.ids.has(stub.uid)) continue;
+      const id = ++this.maxId;
+      this.ids.set(stub.uid, id);
+      batch.stubs.push([id, stub.uid, stub.kind, stub.label, stub.qualifiedName]);
+    }
+    let count = 0;
+    for (const f of files) count += f.edges.length;
+    const out = new Float64Array(count * EDGE_FIELDS);
+    let k = 0;
+    for (const { fileId, edges } of files) {
+      batch.files.push(fileId);
+      for (const e of edges) {
+        const s = this.ids.get(e.source);
+        const t = this.ids.get(e.target);
+        if (s === undefined || t === undefined) continue;
+        out[k++] = s;
+        out[k++] = t;
+        out[k++] = nameOf(e.type);
+        out[k++] = e.confidence;
+        out[k++] = nameOf(e.extractor);
+        out[k++] = e.line;
+        out[k++] = e.col;
+        out[k++] = fileId;
+      }
+    }
+    batch.edges = k === out.length ? out : out.slice(0, k);
+    return batch;
   }
 
   loadDefs(): Map<number, { uid: string; kind: string; qualified_name: string }[]> {
@@ -200,9 +327,9 @@ export class GraphStore {
     return { removedDependents };
   }
 
-  /** All the file's edges (re-extraction) or only the resolved ones, keeping `contains` (re-resolution). */
-  deleteFileEdges(fileId: number, all: boolean): void {
-    (all ? this.s.deleteAllEdges : this.s.deleteResolvedEdges).run(fileId);
+  /** All the file's edges (re-extraction); EdgeWriter replaces only the resolved ones. */
+  deleteFileEdges(fileId: number): void {
+    this.s.deleteAllEdges.run(fileId);
   }
 
   insertEdges(fileId: number | null, edges: ResolvedEdge[]): number {
@@ -226,30 +353,6 @@ export class GraphStore {
   deleteFile(id: number, uids: string[]): void {
     this.s.deleteFile.run(id);
     for (const u of uids) this.ids.delete(u);
-  }
-
-  ensureStub(stub: StubNode): void {
-    if (this.ids.has(stub.uid)) return;
-    const id = this.insertNode(
-      stub.uid,
-      stub.kind,
-      stub.label,
-      stub.qualifiedName,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-      null,
-    );
-    this.ids.set(stub.uid, id);
-    this.s.insertFts.run(
-      id,
-      stub.label,
-      stub.qualifiedName,
-      splitWords(`${stub.label} ${stub.qualifiedName}`),
-    );
   }
 
   /** The folder node for `dir` ('' = the repo root) and its ancestors, each contained by its parent. */

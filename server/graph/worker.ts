@@ -12,10 +12,12 @@ if (!port) throw new Error('worker.ts runs only as a worker thread');
 const data = workerData as WorkerData;
 const db = openDatabase(data.dbPath, { migrate: false, sameFileAs: data.dbIdentity });
 const pool = new ExtractPool(data.helperPorts);
+const writeEdges = pool.edgeWriter({ path: data.dbPath, identity: data.dbIdentity });
 const indexer = new Indexer({
   repo: data.repo,
   db,
   extract: pool.extract,
+  ...(writeEdges ? { writeEdges } : {}),
   ...(data.walk ? { walk: data.walk } : {}),
 });
 const send = (m: FromWorker) => port.postMessage(m);
