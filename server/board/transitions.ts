@@ -10,7 +10,6 @@ import {
   type Status,
   type TaskFields,
   TRANSITIONS,
-  taskKey,
 } from './model.ts';
 import type { GateOptions, QualityGates } from './quality-gates.ts';
 import type { Loaded, Reconciler } from './reconcile.ts';

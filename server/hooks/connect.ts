@@ -334,6 +334,8 @@ function clientFiles(client: ConnectClient, ctx: ConnectContext): ClientFile[] {
     },
   });
   const mcpUrl = `${ctx.hubUrl}/mcp`;
+  // The client expands ${COS_HUB_TOKEN} from the agent's environment: the token is never written here.
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the client's own placeholder syntax, not a template
   const bearer = ctx.token ? { headers: { Authorization: 'Bearer ${COS_HUB_TOKEN}' } } : {};
   switch (client) {
     case 'claude-code':

@@ -51,8 +51,8 @@ const usesQuery = (method: string) => method === 'GET' || method === 'DELETE';
 const REST_CALLER = { transport: 'rest' } as const;
 const BACKGROUND_CALLER = { transport: 'rest', background: true } as const;
 /**
- * Sent (`1`) by the hub's web page on the reads it makes to keep itself current (the home page's polls,
- * the header's list of projects): nobody's work, so not recorded and not counted as use of a project.
+ * Sent (`1`) by the hub's web page on every read it makes (web/src/lib/api.ts): the page drawing itself
+ * is nobody's work, so not recorded and not counted as use of a project.
  */
 export const BACKGROUND_HEADER = 'x-cos-background';
 

@@ -23,8 +23,9 @@ export interface CallerInfo {
   clientName?: string;
   clientVersion?: string;
   /**
-   * The hub's own web page keeping itself current (a REST GET sent with `X-Cos-Background: 1`): nobody's
-   * work, so it is neither recorded as a tool call nor counted as use of the project.
+   * A read of the hub's own web page (a REST GET sent with `X-Cos-Background: 1`; the page sends it on
+   * every read): the page drawing itself is nobody's work, so it is neither recorded as a tool call nor
+   * counted as use of the project.
    */
   background?: boolean;
 }

@@ -55,6 +55,40 @@ describe('Activity', () => {
     }
   });
 
+  test("the page's own reads are not recorded: the calls and counts are the agents'", async () => {
+    const { page, errors, close } = await openPage(browser);
+    try {
+      // Read through the hub's database, not a REST call, which would itself be recorded.
+      const recorded = () =>
+        hub.hub.db.prepare('SELECT tool, transport FROM tool_calls ORDER BY id').all() as {
+          tool: string;
+          transport: string;
+        }[];
+      const before = recorded().length;
+      await page.goto(`${hub.url}/activity`);
+      await page.getByTestId('stream-status').getByText('● Live').waitFor();
+      client ??= await connectClient(hub.url);
+      // An agent's call: the page reloads its lists on it, and none of those reloads is recorded either.
+      await client.callTool({ name: 'cos_module_list', arguments: {} });
+      await page.locator('[data-testid="timeline"] [data-tool="cos_module_list"]').first().waitFor();
+      // Let the page's throttled reloads and its other pages' first loads happen too.
+      await page.goto(`${hub.url}/board`);
+      await page.goto(`${hub.url}/settings`);
+      await page.goto(`${hub.url}/activity`);
+      await page.locator('[data-testid="timeline"] [data-tool="cos_module_list"]').first().waitFor();
+      hub.hub.services.observability.calls.flush();
+      const added = recorded().slice(before);
+      assert.deepEqual(
+        added.map((r) => `${r.tool} over ${r.transport}`),
+        ['cos_module_list over mcp'],
+        "the only call recorded is the agent's",
+      );
+      assert.deepEqual(errors, []);
+    } finally {
+      await close();
+    }
+  });
+
   test('a failed call shows its category', async () => {
     const { page, errors, close } = await openPage(browser);
     try {

@@ -1,23 +1,37 @@
 // The one API client. Every request the SPA makes goes through `api` (openapi-fetch over the generated
 // `paths`), so a route that changes shape breaks `npm run typecheck` rather than the page.
-import createClient from 'openapi-fetch';
+import createClient, { type Middleware } from 'openapi-fetch';
 import type { components, paths } from './api-types.ts';
 import { PROJECT_BASE } from './project.ts';
 
+/**
+ * The page drawing itself is nobody's work: every read it makes (a GET: a page's first load, a reload on
+ * a live event, a poll) carries `X-Cos-Background: 1`, so the hub neither records it as a tool call nor
+ * counts it as use of a project. What the Activity page, the metrics and the problem counts show is then
+ * the agents' calls (and any other client's), never this page watching them. Its writes (a move, a new
+ * task, a setting) are the person's actions, recorded like any client's.
+ */
+const ownReads: Middleware = {
+  onRequest({ request }) {
+    if (request.method === 'GET') request.headers.set('x-cos-background', '1');
+    return request;
+  },
+};
+
+function client(baseUrl: string) {
+  const c = createClient<paths>({ baseUrl });
+  c.use(ownReads);
+  return c;
+}
+
+const origin = globalThis.location?.origin ?? '';
 // Same origin: the hub serves this page, and it refuses cross-origin calls anyway. Under `/p/<slug>/`
 // every call goes to that project's routes.
-export const api = createClient<paths>({ baseUrl: `${globalThis.location?.origin ?? ''}${PROJECT_BASE}` });
+export const api = client(`${origin}${PROJECT_BASE}`);
 /** The hub's own routes, outside any project (GET /api/projects). */
-export const hubApi = createClient<paths>({ baseUrl: globalThis.location?.origin ?? '' });
-/**
- * Headers of a read the page makes only to keep itself current (a poll, the header's project list): the
- * hub then neither records it as a tool call nor counts it as use of the project, so a page left open
- * shows up in no activity and keeps no idle project awake.
- */
-export const BACKGROUND = { 'x-cos-background': '1' } as const;
+export const hubApi = client(origin);
 /** Another project's routes (`/p/<slug>/api/…`), for the pages that show every project at once. */
-export const projectApi = (slug: string) =>
-  createClient<paths>({ baseUrl: `${globalThis.location?.origin ?? ''}/p/${encodeURIComponent(slug)}` });
+export const projectApi = (slug: string) => client(`${origin}/p/${encodeURIComponent(slug)}`);
 
 export type ApiError = components['schemas']['ErrorBody'];
 export type Meta = components['schemas']['Meta'];

@@ -5,7 +5,6 @@ import { useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { ModuleGate } from '../../components/module-gate.tsx';
 import { Page } from '../../components/page.tsx';
-import { isOwnRead } from '../../lib/own-reads.ts';
 import { Link } from '../../lib/router.tsx';
 import { field, throttle, useHubEvents, useStreamStatus } from '../../lib/stream.ts';
 import { useQuery } from '../../lib/use-query.ts';
@@ -27,13 +26,13 @@ import {
   WINDOWS,
 } from './api.ts';
 
-/** Reload on an event, except the page's own reads coming back as tool-called events. */
+/**
+ * Reload on an event, at most once per `ms`. The page's own reads are not recorded (api.ts), so they
+ * raise no tool-called event and cannot feed back into the reload.
+ */
 function useReloadOn(types: Parameters<typeof useHubEvents>[0], reload: () => void, ms: number): void {
   const throttled = useMemo(() => throttle(reload, ms), [reload, ms]);
-  useHubEvents(types, (event) => {
-    if (event.type === 'tool-called' && isOwnRead(event.data)) return;
-    throttled();
-  });
+  useHubEvents(types, () => throttled());
 }
 
 function millis(ms: number): string {
@@ -76,12 +75,10 @@ function LiveCalls() {
   const query = useQuery('timeline', (signal) => timeline(signal));
   const [older, setOlder] = useState<TimelineEntry[]>([]);
   const [cursor, setCursor] = useState<string | null | undefined>();
-  const [showOwn, setShowOwn] = useState(false);
   useReloadOn(['tool-called', 'task-updated', 'log-warning'], query.reload, 300);
-  const own = (e: TimelineEntry) => e.kind === 'tool_call' && isOwnRead(e.detail);
-  const latest = (query.state.value?.data.entries ?? []).filter((e) => showOwn || !own(e));
+  const latest = query.state.value?.data.entries ?? [];
   const seen = new Set(latest.map((e) => `${e.kind}:${e.id}`));
-  const entries = [...latest, ...older.filter((e) => !seen.has(`${e.kind}:${e.id}`) && (showOwn || !own(e)))];
+  const entries = [...latest, ...older.filter((e) => !seen.has(`${e.kind}:${e.id}`))];
   const next = cursor === undefined ? query.state.value?.data.next_cursor : cursor;
   const loadOlder = async () => {
     if (!next) return;
@@ -93,13 +90,7 @@ function LiveCalls() {
   };
   return (
     <section className="card wide" aria-labelledby="calls-title">
-      <div className="card-header">
-        <h2 id="calls-title">Live activity</h2>
-        <label>
-          <input type="checkbox" checked={showOwn} onChange={(e) => setShowOwn(e.currentTarget.checked)} />{' '}
-          Show the hub page's own reads
-        </label>
-      </div>
+      <h2 id="calls-title">Live activity</h2>
       {query.state.status === 'error' ? (
         <ErrorNotice error={query.state.error} onRetry={query.reload} />
       ) : null}
@@ -191,7 +182,15 @@ function Problems() {
   );
 }
 
-function Bars({ rows, value, unit }: { rows: { tool: string; v: number }[]; value: string; unit: string }) {
+function Bars({
+  rows,
+  value,
+  format = String,
+}: {
+  rows: { tool: string; v: number }[];
+  value: string;
+  format?: (v: number) => string;
+}) {
   const max = Math.max(1, ...rows.map((r) => r.v));
   return (
     <table className="bars" aria-label={value}>
@@ -204,10 +203,7 @@ function Bars({ rows, value, unit }: { rows: { tool: string; v: number }[]; valu
             <td>
               <span className="bar" style={{ width: `${(r.v / max) * 100}%` }} />
             </td>
-            <td className="num">
-              {r.v}
-              {unit}
-            </td>
+            <td className="num">{format(r.v)}</td>
           </tr>
         ))}
       </tbody>
@@ -247,7 +243,7 @@ function Charts() {
         <div className="chart-grid">
           <div>
             <h3>Calls (errors)</h3>
-            <Bars value="calls per tool" unit="" rows={rows.map((r) => ({ tool: r.tool, v: r.calls }))} />
+            <Bars value="calls per tool" rows={rows.map((r) => ({ tool: r.tool, v: r.calls }))} />
             <ul className="muted compact-list">
               {rows
                 .filter((r) => r.errors > 0)
@@ -266,7 +262,7 @@ function Charts() {
             <h3>Latency p95</h3>
             <Bars
               value="p95 latency per tool"
-              unit=" ms"
+              format={millis}
               rows={rows.map((r) => ({ tool: r.tool, v: r.p95_ms }))}
             />
           </div>

@@ -1,4 +1,4 @@
-import { api, BACKGROUND, call } from '../../lib/api.ts';
+import { api, call } from '../../lib/api.ts';
 import type { paths } from '../../lib/api-types.ts';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
@@ -26,9 +26,9 @@ export function presenceAgents(signal?: AbortSignal) {
   return call(api.GET('/api/presence/agents', { params: { query: { include_ended: true } }, signal }));
 }
 
-/** The header's presence line, on every page and refreshed live: the page's own read (BACKGROUND). */
+/** The header's presence line, on every page and refreshed live. */
 export function presenceNow(signal?: AbortSignal) {
-  return call(api.GET('/api/presence/now', { signal, headers: BACKGROUND }));
+  return call(api.GET('/api/presence/now', { signal }));
 }
 
 export function metrics(window: MetricsWindow, signal?: AbortSignal) {

@@ -1,6 +1,5 @@
-import { BACKGROUND, call, hubApi, projectApi } from '../../lib/api.ts';
+import { call, hubApi, projectApi } from '../../lib/api.ts';
 import type { paths } from '../../lib/api-types.ts';
-import { isOwnRead } from '../../lib/own-reads.ts';
 
 type Json<T> = T extends { content: { 'application/json': infer B } } ? B : never;
 
@@ -13,15 +12,14 @@ export type ProjectEntry = TimelinePage['entries'][number] & { project: string }
  * read, polled: not recorded as a call, and no project counts it as use.
  */
 export function listProjects(signal?: AbortSignal) {
-  return call(hubApi.GET('/api/projects', { signal, headers: BACKGROUND }));
+  return call(hubApi.GET('/api/projects', { signal }));
 }
 
 /**
  * The newest activity of every project, merged newest first: each project's own timeline, read through
- * its own routes (`/p/<slug>/api/observability/timeline`), as the page's own reads (polled: neither
- * recorded nor keeping an idle project awake), without the reads the hub's pages made to draw themselves
- * (own-reads.ts). A project whose timeline cannot be read is named in `failed` rather than hiding the
- * others.
+ * its own routes (`/p/<slug>/api/observability/timeline`); like every read of the page, neither recorded
+ * nor keeping an idle project awake (api.ts). A project whose timeline cannot be read is named in
+ * `failed` rather than hiding the others.
  */
 export async function crossProjectActivity(
   projects: readonly ProjectInfo[],
@@ -33,7 +31,6 @@ export async function crossProjectActivity(
         projectApi(p.slug).GET('/api/observability/timeline', {
           params: { query: { limit: 25 } },
           signal,
-          headers: BACKGROUND,
         }),
       );
       return { slug: p.slug, outcome };
@@ -43,9 +40,7 @@ export async function crossProjectActivity(
   const failed: string[] = [];
   for (const { slug, outcome } of pages) {
     if (!outcome.ok) failed.push(slug);
-    else
-      for (const e of outcome.value.data.entries)
-        if (!(e.kind === 'tool_call' && isOwnRead(e.detail))) entries.push({ ...e, project: slug });
+    else for (const e of outcome.value.data.entries) entries.push({ ...e, project: slug });
   }
   entries.sort((a, b) => b.at - a.at);
   return { entries: entries.slice(0, 50), failed };
