@@ -350,12 +350,12 @@ async function bench(name: string): Promise<Record<string, string | number>> {
 }
 
 const argv = process.argv.slice(2);
-const valueOf = (flag: string) => argv.flatMap((a, i) => (a === flag && argv[i + 1] ? [argv[i + 1]!] : []));
+const flagValues = (flag: string) => argv.flatMap((a, i) => (a === flag && argv[i + 1] ? [argv[i + 1]!] : []));
 const cliArg = argv.find((a) => a === '--cli' || a.startsWith('--cli='));
-const cosArgs = valueOf('--cos');
+const cosArgs = flagValues('--cos');
 const cliOnly = argv.includes('--cli-only');
 const cliMode = cliArg !== undefined || cosArgs.length > 0 || cliOnly;
-const cliRuns = Number(valueOf('--runs')[0] ?? 1);
+const cliRuns = Number(flagValues('--runs')[0] ?? 1);
 /** The commands timed: --cos label=path (each), else the built command, or the clone's with --cli=sources. */
 const targets: { label: string; path: string }[] = cosArgs.length
   ? cosArgs.map((c) => ({ label: c.slice(0, c.indexOf('=')), path: resolve(c.slice(c.indexOf('=') + 1)) }))
