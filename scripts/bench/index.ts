@@ -350,7 +350,8 @@ async function bench(name: string): Promise<Record<string, string | number>> {
 }
 
 const argv = process.argv.slice(2);
-const flagValues = (flag: string) => argv.flatMap((a, i) => (a === flag && argv[i + 1] ? [argv[i + 1]!] : []));
+const flagValues = (flag: string) =>
+  argv.flatMap((a, i) => (a === flag && argv[i + 1] ? [argv[i + 1]!] : []));
 const cliArg = argv.find((a) => a === '--cli' || a.startsWith('--cli='));
 const cosArgs = flagValues('--cos');
 const cliOnly = argv.includes('--cli-only');
