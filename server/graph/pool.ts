@@ -1,7 +1,8 @@
 // Extraction on helper threads. A helper reads a file, hashes it, extracts it and serializes the
 // result; only paths go in and strings come back. Parsing is CPU-bound and independent per file;
-// everything after it (writes, resolution) stays on the indexer thread, which writes one batch while
-// the helpers extract the next. Without helpers (one core), the indexer thread extracts itself.
+// everything after it stays on the indexer thread, which writes one batch while the helpers extract
+// the next two, and resolves; the first helper writes the resolved edges of a large pass
+// (edgeWriter). Without helpers (one core), the indexer thread extracts and writes itself.
 import type { MessagePort } from 'node:worker_threads';
 import type { FileIdentity } from '../db/open.ts';
 import { extractJob } from './extract-job.ts';
