@@ -4,7 +4,7 @@
 // processes the write lock and the re-run of the step keep two sessions from claiming one task.
 import { ToolError } from '../errors.ts';
 import { requireTaskId } from './ids.ts';
-import { type Actor, parseTaskId, } from './model.ts';
+import { type Actor, parseTaskId } from './model.ts';
 import type { QualityGates } from './quality-gates.ts';
 import type { Reconciler } from './reconcile.ts';
 import type { BoardStore } from './store.ts';
