@@ -156,7 +156,8 @@ export function rewriteModernSyntax(
     // After `=>` only as a member (`() => import("m").T`); `() => import("./page")` is a lazy import.
     if (prev === '>' && (after !== '.' || !before.endsWith('=>'))) continue;
     if (prev === '=' && !/\btype\s+[\w$]+(?:<[^=]*>)?\s*=$/.test(before)) continue;
-    if ((prev === '(' || prev === ',') && !looksLikeTypeList(text, m.index)) continue;
+    // A declaration file holds no values: `(import("m").A | import("m").B)[]` is a type too.
+    if (!opts.dts && (prev === '(' || prev === ',') && !looksLikeTypeList(text, m.index)) continue;
     const ident = `import${m[0].slice(6).replace(/[^\w$]/g, '_')}`;
     edits.put(m.index, ident);
     importTypes.set(ident, m[3]!);
@@ -234,16 +235,29 @@ export function rewriteModernSyntax(
     }
   }
 
-  // A destructured parameter over several lines in a function type (`({\n  index\n}: {…}) => …`):
-  // the grammar takes it on one line only. The pattern becomes a plain name; the names in it are not
-  // symbols.
-  const destructured = /(\(\s*)\{([\w$\s,]*)\}(?=\s*:)/g;
+  // A destructured first parameter the grammar cannot read in a function type: over several lines
+  // (`({\n  index\n}: {…}) => …`), or optional (`({ behavior }?: Options) => void`, as tsc writes
+  // declaration files). The pattern becomes a plain name; the names in it are not symbols.
+  const destructured = /(\(\s*)\{([\w$\s,:]*)\}(?=\s*(\??)\s*:)/g;
   for (const m of text.matchAll(destructured)) {
-    if (!m[2]!.includes('\n')) continue;
+    const optional = m[3] === '?';
+    if (!optional && !m[2]!.includes('\n')) continue;
     const at = m.index + m[1]!.length;
     edits.blank(at, at + m[2]!.length + 2);
     edits.put(at, '_');
-    applied.add('multi-line destructured parameter type');
+    applied.add(optional ? 'optional destructured parameter' : 'multi-line destructured parameter type');
+  }
+
+  // `global { … }` inside `declare module "m" { … }` (a global augmentation from a module, as
+  // @types/node writes it): without `declare` the grammar reads `global` as an expression. The keyword
+  // is blanked, leaving a block, which is what a top-level `declare global { … }` gives too.
+  if (opts.ts) {
+    const nestedGlobal = /([{;}](?:\s|\/\*(?:[^*]|\*(?!\/))*\*\/|\/\/[^\n]*\n)*)global(?=\s*\{)/g;
+    for (const m of text.matchAll(nestedGlobal)) {
+      const at = m.index + m[1]!.length;
+      edits.blank(at, at + 6);
+      applied.add('global augmentation in a module');
+    }
   }
 
   // A variable named `as` (`let as = …`): the grammar takes `as` for the cast. Renamed `a$` where it
@@ -256,12 +270,63 @@ export function rewriteModernSyntax(
     }
   }
 
-  // Escaped backticks in a template literal type (\`Missing \\\`Self\\\`\`): blanked with their backslash.
-  const escapedTick = /(?<!\\)((?:\\\\)*)\\`/g;
-  for (const m of text.matchAll(escapedTick)) {
-    const at = m.index + m[1]!.length;
+  // Escapes in a template literal type (\`Missing \\\`Self\\\`\`, \`${L}$\\{${R}\\}\`, \`${A}\\n${B}\`): the
+  // grammar takes none. Each escape is blanked with its backslash, read in pairs from the file's start
+  // so `\\\\` is one escape. In TypeScript every escape goes (outside a template they sit in strings,
+  // regular expressions and comments, where two blanks read as well); in TSX and JavaScript only an
+  // escaped backtick, as JSX text keeps its backslashes.
+  // In a tagged template (String.raw`{\\rtf1\\uc1}`) any escape may be malformed, which the grammar
+  // refuses in every language: a `\\u` or `\\x` without its hex digits goes too.
+  const escapes = opts.ts
+    ? /\\[\x20-\x7e]/g
+    : /(?<!\\)((?:\\\\)*)\\(?:`|u(?![0-9a-fA-F]{4}|\{[0-9a-fA-F]+\})|x(?![0-9a-fA-F]{2}))/g;
+  for (const m of text.matchAll(escapes)) {
+    const at = m.index + (m[1]?.length ?? 0);
     edits.blank(at, at + 2);
-    applied.add('escaped backtick');
+    applied.add(opts.ts ? 'escapes blanked' : 'escaped backtick or malformed escape');
+  }
+
+  // `export import X = require("m")`: an import-equals re-exported (the grammar takes it unexported).
+  if (opts.ts) {
+    const exportImport = /\bexport(?=\s+import\s+[A-Za-z_$][\w$]*\s*=\s*require\s*\()/g;
+    for (const m of text.matchAll(exportImport)) {
+      edits.blank(m.index, m.index + 6);
+      applied.add('export import = require');
+    }
+  }
+
+  // A member named `abstract` (`abstract?: boolean;`, as @oxc-project/types writes an AST's fields):
+  // the grammar takes the modifier. Renamed `abstrac$` where a colon follows (a property: no graph node
+  // carries its name).
+  if (opts.ts) {
+    const abstractKey = /([{;,](?:\s|\/\*(?:[^*]|\*(?!\/))*\*\/|\/\/[^\n]*\n)*)abstract(?=\s*\??\s*:)/g;
+    for (const m of text.matchAll(abstractKey)) {
+      edits.put(m.index + m[1]!.length + 7, '$');
+      applied.add('member named abstract');
+    }
+  }
+
+  // `using` as a value (`{ u: using.bind(null, !1) }`, the helper bundlers emit for `using`
+  // declarations): the grammar takes it for the declaration's keyword. Renamed `usin$` after an
+  // operator or an opening bracket, where it can only be a value; `function using(…)` and a method
+  // named `using` keep their name.
+  const usingValue = /([=:(,[!?&|+\-*%<>]|\breturn)(\s*)using\b(?=\s*[.([)\]},;?:])/g;
+  for (const m of text.matchAll(usingValue)) {
+    edits.put(m.index + m[1]!.length + m[2]!.length + 4, '$');
+    applied.add('variable named using');
+  }
+
+  // `c?.5:d`, a conditional whose branch is a number with no leading zero: lexed as `?.`. The dot
+  // becomes a blank (a number's value is not in the graph).
+  for (const m of text.matchAll(/\?\.(?=\d)/g)) {
+    edits.put(m.index + 1, ' ');
+    applied.add('conditional before a fraction');
+  }
+
+  // NUL characters (in strings of tests that feed them to a parser): the grammar stops at one.
+  for (const m of text.matchAll(/\0/g)) {
+    edits.put(m.index, ' ');
+    applied.add('NUL character');
   }
 
   // `export default function (…): T;`, an anonymous signature (declaration files): `export function _(`.

@@ -5,4 +5,6 @@
 //
 // 2: TypeScript/JavaScript callers as people read them (issue 22): nested functions, interface methods,
 //    the `local` binding of a reference.
-export const EXTRACTION_VERSION = 2;
+// 3: declaration files and bundles that failed to parse now do (a global augmentation inside a module,
+//    escapes in template types, `export import = require`, `using` as a value, …).
+export const EXTRACTION_VERSION = 3;

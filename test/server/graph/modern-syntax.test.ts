@@ -81,6 +81,34 @@ for (const [name, path, source] of [
     'src/pipeable.ts',
     'interface P {\n  name: string\n  in: "query"\n}',
   ],
+  // Declaration files as tsc and other tools emit them (types/emitted.d.ts).
+  [
+    'a global augmentation inside declare module',
+    'types/emitted.d.ts',
+    "declare module 'm' {\n  global {\n    interface W { a(): void }\n  }\n}",
+  ],
+  [
+    'escapes in a template literal type',
+    'types/emitted.d.ts',
+    'type T<S> = S extends `${infer L}$\\{${infer R}\\}` ? L : `a\\nb`;',
+  ],
+  [
+    'an optional destructured first parameter in a function type',
+    'types/emitted.d.ts',
+    'declare class V { s: ({ b }?: O) => void; }',
+  ],
+  [
+    'a parenthesised union of import types in a declaration file',
+    'types/emitted.d.ts',
+    "export declare const s: (import('./a').A | import('./a').B)[];",
+  ],
+  ['export import = require', 'types/emitted.d.ts', "export import E = require('./e');"],
+  ['a member named abstract', 'types/emitted.d.ts', 'interface C { abstract?: boolean; }'],
+  // Bundled JavaScript (src/bundled.js).
+  ['using as a value', 'src/bundled.js', 'const o = { u: using.bind(null, !1) };'],
+  ['a conditional before a fraction', 'src/bundled.js', 'const q = (r) => (r < 1?.5:r);'],
+  ['a raw template with an escape that is not one', 'src/bundled.js', 'const t = String.raw`{\\rtf1\\uc1}`;'],
+  ['a NUL character in a string', 'src/bundled.js', "const b = ['\u0000'];"],
 ] as const) {
   test(`parses ${name}`, async () => {
     const language = languageOf(path.replace(/\.d\.ts$/, '.ts'))!;
@@ -148,6 +176,32 @@ test('symbols declared with modern syntax are in the graph', () => {
   );
 });
 
+test('bundled JavaScript keeps its functions and calls: the using helper, a conditional before a fraction', () => {
+  for (const callee of ['usingCtx', 'easeInOut', 'quad'])
+    assert.equal(
+      edge('code:function:src/bundled.js::run', 'calls', `code:function:src/bundled.js::${callee}`),
+      1,
+    );
+  assert.ok(
+    uids("SELECT uid FROM graph_nodes WHERE file_path = 'src/bundled.js'").includes(
+      'code:function:src/bundled.js::using',
+    ),
+  );
+});
+
+test('declarations emitted by tools are in the graph: a module with a global augmentation, a class with function-typed fields', () => {
+  const got = uids(
+    "SELECT uid FROM graph_nodes WHERE file_path = 'types/emitted.d.ts' AND kind != 'file' ORDER BY uid",
+  );
+  for (const u of [
+    'code:function:types/emitted.d.ts::node:buffer.transcode',
+    'code:method:types/emitted.d.ts::Virtualizer.measure',
+    'code:interface:types/emitted.d.ts::Class',
+    'code:function:types/emitted.d.ts::scan',
+  ])
+    assert.ok(got.includes(u), `${u} in ${got.join(', ')}`);
+});
+
 test('calls inside using declarations and for (using …) loops resolve to their functions', () => {
   assert.equal(
     edge('code:method:src/resources.ts::Store.load', 'calls', 'code:function:src/resources.ts::open'),
@@ -173,6 +227,7 @@ test('declare module blocks get well-formed uids, and the doctor finds nothing m
     'code:module:types/augment.d.ts::fastify',
     // `declare module '../src/pipeable.ts'` augments that file: named by its repository path.
     'code:module:types/augment.d.ts::src/pipeable.ts',
+    'code:module:types/emitted.d.ts::node:buffer',
   ]);
   assert.deepEqual(
     uids("SELECT uid FROM graph_nodes WHERE uid LIKE '%../%' AND kind NOT IN ('external', 'dependency')"),
