@@ -124,6 +124,15 @@ export function rewriteModernSyntax(
     applied.add('export attributes');
   }
 
+  // Import phases: `import defer * as ns from "m"` (TypeScript 5.9) and `import source x from "m"`
+  // (source phase imports): the phase is blanked, leaving the import they are (the edge is the same).
+  const importPhase = /\bimport(\s+)(?:defer(?=\s*\*)|source(?=\s+(?!from\b)[A-Za-z_$][\w$]*\s+from\b))/g;
+  for (const m of text.matchAll(importPhase)) {
+    const at = m.index + 6 + m[1]!.length;
+    edits.blank(at, at + (text.startsWith('defer', at) ? 5 : 6));
+    applied.add('import phase');
+  }
+
   // `import("m").T` as a type: an identifier of the same length that stands for the module.
   const importType = /\bimport([ \t]*\([ \t]*)(['"])([^'"\n]+)\2([ \t]*\))/g;
   for (const m of text.matchAll(importType)) {

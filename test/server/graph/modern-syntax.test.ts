@@ -105,6 +105,8 @@ for (const [name, path, source] of [
   ['export import = require', 'types/emitted.d.ts', "export import E = require('./e');"],
   ['a member named abstract', 'types/emitted.d.ts', 'interface C { abstract?: boolean; }'],
   // Bundled JavaScript (src/bundled.js).
+  ['import defer', 'src/index.ts', "import defer * as ns from './m.ts';"],
+  ['a source phase import', 'src/bundled.js', "import source wasm from './m.wasm';"],
   ['using as a value', 'src/bundled.js', 'const o = { u: using.bind(null, !1) };'],
   ['a conditional before a fraction', 'src/bundled.js', 'const q = (r) => (r < 1?.5:r);'],
   ['a raw template with an escape that is not one', 'src/bundled.js', 'const t = String.raw`{\\rtf1\\uc1}`;'],
@@ -211,6 +213,10 @@ test('calls inside using declarations and for (using …) loops resolve to their
     edge('code:method:src/resources.ts::Store.load', 'calls', 'code:function:src/resources.ts::openAsync'),
     2,
   );
+});
+
+test('a deferred import is an import of its module', () => {
+  assert.equal(edge('code:file:src/index.ts', 'imports', 'code:file:src/view.tsx'), 1);
 });
 
 test('import("m").T types are references into m: a package symbol, and a file of the repository', () => {
