@@ -78,10 +78,15 @@ describe('Board', () => {
       const card = page.locator('[data-status="icebox"] [data-task-id="TASK-1"]');
       await card.waitFor();
       assert.match(await taskFile('TASK-1'), /^status: icebox$/m);
+      // The card moves at once; the file is rewritten when the hub answers the move (networkidle would
+      // not wait for it: the page reached that state before the drag, and a loaded machine is slower).
+      const moved = page.waitForResponse(
+        (r) => r.request().method() === 'POST' && r.url().endsWith('/api/board/tasks/TASK-1/move'),
+      );
       await card.dragTo(page.locator('[data-status="in_progress"] .column-scroll'));
       await page.locator('[data-status="in_progress"] [data-task-id="TASK-1"]').waitFor();
+      assert.equal((await moved).status(), 200);
       // The card stays in its new column once the hub has answered.
-      await page.waitForLoadState('networkidle');
       assert.equal(await page.locator('[data-status="in_progress"] [data-task-id="TASK-1"]').count(), 1);
       assert.match(await taskFile('TASK-1'), /^status: in_progress$/m);
       assert.deepEqual(errors, []);
