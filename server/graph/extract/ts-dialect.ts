@@ -24,6 +24,9 @@ export interface DialectRewrite {
   applied: string[];
 }
 
+/** Blanks, line breaks and comments between two tokens (a regular-expression source, for String.raw templates). */
+const GAP = String.raw`(?:\s|\/\*(?:[^*]|\*(?!\/))*\*\/|\/\/[^\n]*\n)*`;
+
 /** Same-length replacements, applied in one pass at the end (splitting a big file into characters costs more). */
 class Edits {
   private readonly list: { at: number; s: string }[] = [];
@@ -100,8 +103,10 @@ export function rewriteModernSyntax(
   const defaultNames = new Set<number>();
 
   // Variance annotations: `<in out T`, `, out A = never`, `<const in T`.
-  const variance =
-    /([<,](?:\s|\/\*(?:[^*]|\*(?!\/))*\*\/|\/\/[^\n]*\n)*(?:const\s+)?)(in\s+out|in|out)(\s+)(?=[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))/g;
+  const variance = new RegExp(
+    String.raw`([<,]${GAP}(?:const\s+)?)(in\s+out|in|out)(\s+)(?=[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))`,
+    'g',
+  );
   for (const m of text.matchAll(variance)) {
     const at = m.index + m[1]!.length;
     edits.blank(at, at + m[2]!.length);
@@ -261,7 +266,7 @@ export function rewriteModernSyntax(
   // @types/node writes it): without `declare` the grammar reads `global` as an expression. The keyword
   // is blanked, leaving a block, which is what a top-level `declare global { … }` gives too.
   if (opts.ts) {
-    const nestedGlobal = /([{;}](?:\s|\/\*(?:[^*]|\*(?!\/))*\*\/|\/\/[^\n]*\n)*)global(?=\s*\{)/g;
+    const nestedGlobal = new RegExp(String.raw`([{;}]${GAP})global(?=\s*\{)`, 'g');
     for (const m of text.matchAll(nestedGlobal)) {
       const at = m.index + m[1]!.length;
       edits.blank(at, at + 6);
@@ -308,7 +313,7 @@ export function rewriteModernSyntax(
   // the grammar takes the modifier. Renamed `abstrac$` where a colon follows (a property: no graph node
   // carries its name).
   if (opts.ts) {
-    const abstractKey = /([{;,](?:\s|\/\*(?:[^*]|\*(?!\/))*\*\/|\/\/[^\n]*\n)*)abstract(?=\s*\??\s*:)/g;
+    const abstractKey = new RegExp(String.raw`([{;,]${GAP})abstract(?=\s*\??\s*:)`, 'g');
     for (const m of text.matchAll(abstractKey)) {
       edits.put(m.index + m[1]!.length + 7, '$');
       applied.add('member named abstract');
