@@ -50,7 +50,7 @@ export class HubStatus {
   }
 }
 
-declare module './tools/context.ts' {
+declare module './hub-services.ts' {
   interface HubServices {
     /** The hub's own condition (always present in a hub; absent in tool tests that build no hub). */
     status?: HubStatus;

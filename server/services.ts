@@ -11,10 +11,10 @@ import { createGitService } from './git/service.ts';
 import type { ExtractHelpers } from './graph/helpers.ts';
 import type { PassQueue } from './graph/pass-queue.ts';
 import { createGraphService } from './graph/service.ts';
+import type { HubServices } from './hub-services.ts';
 import { createMemoryService } from './memory/service.ts';
 import type { ModuleState } from './modules.ts';
 import { createSuperviseService } from './supervise/service.ts';
-import type { HubServices } from './tools/context.ts';
 
 export interface ServiceDeps {
   config: Config;

@@ -12,16 +12,16 @@ import { type NormalizedEvent, normalizeHookPayload } from '../hooks/normalize.t
 import { createRedactor } from '../hooks/redact.ts';
 import { HookSettingsStore } from '../hooks/settings.ts';
 import { type HookEventRow, HookStore, type StoredFile } from '../hooks/store.ts';
+import type { HubServices } from '../hub-services.ts';
 import type { ModuleState } from '../modules.ts';
 import type { SessionTracker } from '../observability/sessions.ts';
-import type { HubServices } from '../tools/context.ts';
 import { type Claim, type ConflictHit, describeConflicts, findConflicts } from './conflicts.ts';
 import { createRepoPaths, type RepoPaths } from './paths.ts';
 import { type AgentView, countAgents, type LifecycleCounts, listAgents } from './presence.ts';
 import { type ClaimView, claimantState } from './reclaim.ts';
 import { AgentRegistry } from './registry.ts';
 
-declare module '../tools/context.ts' {
+declare module '../hub-services.ts' {
   interface HubServices {
     agents: AgentsService;
   }

@@ -51,7 +51,7 @@ export interface BoardServiceOptions {
 
 export type BoardService = ReturnType<typeof createBoardService>;
 
-declare module '../tools/context.ts' {
+declare module '../hub-services.ts' {
   interface HubServices {
     board: BoardService;
   }

@@ -12,7 +12,7 @@ import { type MatchMode, makeSnippet, planQuery, runPlan } from '../search/fts-q
 import { createIndexer, type IndexReport } from './indexer.ts';
 import { type ChunkHitRow, createDocsStore, type DocFileRow } from './store.ts';
 
-declare module '../tools/context.ts' {
+declare module '../hub-services.ts' {
   interface HubServices {
     docs: DocsService;
   }

@@ -46,7 +46,7 @@ const DIFF_FLAGS = ['--no-color', '--no-ext-diff', '--no-textconv', '-M'];
 
 export type GitService = ReturnType<typeof createGitService>;
 
-declare module '../tools/context.ts' {
+declare module '../hub-services.ts' {
   interface HubServices {
     git: GitService;
   }

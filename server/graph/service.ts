@@ -53,7 +53,7 @@ export interface GraphService {
   close(): Promise<void>;
 }
 
-declare module '../tools/context.ts' {
+declare module '../hub-services.ts' {
   interface HubServices {
     graph: GraphService;
   }

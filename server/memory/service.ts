@@ -8,7 +8,7 @@ import { type Impact, rank } from './ranking.ts';
 import type { ForgetEntry, MemoryHit, Observation, TimelineEntry } from './schemas.ts';
 import { type CandidateRow, createMemoryStore, type MemoryType, type ObservationRow } from './store.ts';
 
-declare module '../tools/context.ts' {
+declare module '../hub-services.ts' {
   interface HubServices {
     memory: MemoryService;
   }

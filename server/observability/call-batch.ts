@@ -3,8 +3,7 @@
 // strings that repeat on every row (tool, module, transport, MCP session, client name and version) are
 // sent once per "origin", a (tool, caller) pair, and referred to by its number. The batch's buffer is
 // transferred, not copied. Only rare strings (an agent session, an error category) travel per row.
-import type { CallerInfo } from '../tools/context.ts';
-import type { AnyTool } from '../tools/define.ts';
+import type { CalledTool, CallerInfo } from '../caller.ts';
 
 /** Numbers per row, in this order. */
 export const FIELDS = 7;
@@ -95,7 +94,7 @@ export class Origins {
    */
   constructor(private readonly beforeReset: () => void) {}
 
-  idOf(tool: AnyTool, caller: CallerInfo): number {
+  idOf(tool: CalledTool, caller: CallerInfo): number {
     let tools = this.byCaller.get(caller);
     if (!tools) {
       tools = new Map();
@@ -109,7 +108,7 @@ export class Origins {
   }
 
   /** REST makes a caller per request: those meet here, by value. */
-  private lookUp(tool: AnyTool, caller: CallerInfo): number {
+  private lookUp(tool: CalledTool, caller: CallerInfo): number {
     const session = caller.mcpSessionId ?? null;
     const name = caller.clientName ?? null;
     const version = caller.clientVersion ?? null;

@@ -5,10 +5,9 @@
 // expects.
 import type { Logger } from 'pino';
 import type { Envelope } from '../../shared/envelope/index.ts';
+import type { CalledTool, CallerInfo } from '../caller.ts';
 import type { Db, FileIdentity } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
-import type { CallerInfo } from '../tools/context.ts';
-import type { AnyTool } from '../tools/define.ts';
 import { CallBatch, Origins } from './call-batch.ts';
 import { CallWriter } from './call-writer.ts';
 import { LatencyHistogram } from './histogram.ts';
@@ -108,7 +107,7 @@ export class CallRecorder {
 
   /** Called by the adapters once the answer is serialised. */
   record(
-    tool: AnyTool,
+    tool: CalledTool,
     caller: CallerInfo,
     input: unknown,
     envelope: Envelope,

@@ -8,7 +8,7 @@ export interface ObservabilityService {
   sessions: SessionTracker;
 }
 
-declare module '../tools/context.ts' {
+declare module '../hub-services.ts' {
   interface HubServices {
     observability: ObservabilityService;
   }

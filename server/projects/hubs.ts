@@ -242,7 +242,7 @@ export class ProjectHubs {
   }
 }
 
-declare module '../tools/context.ts' {
+declare module '../hub-services.ts' {
   interface HubServices {
     /** Every project the hub process serves (GET /api/projects); set by the app on each project's hub. */
     projects?: ProjectHubs;

@@ -18,7 +18,7 @@ import {
 } from './bundle.ts';
 import { createRoleRegistry, type RoleInfo } from './roles.ts';
 
-declare module '../tools/context.ts' {
+declare module '../hub-services.ts' {
   interface HubServices {
     supervise: SuperviseService;
   }

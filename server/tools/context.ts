@@ -1,33 +1,19 @@
-// What a tool handler receives. Domain services are added by declaration merging from their own files:
-//   declare module '../tools/context.ts' { interface HubServices { board: BoardService } }
-// so no central file has to know every module.
+// What a tool handler receives. The domain services (HubServices) and who is calling (CallerInfo) are
+// declared below the tools layer, where the services and observability read them too.
 import type { Logger } from 'pino';
+import type { CallerInfo } from '../caller.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
+import type { HubServices } from '../hub-services.ts';
 import type { ModuleState } from '../modules.ts';
 
-// biome-ignore lint/suspicious/noEmptyInterface: filled by declaration merging in each module
-export interface HubServices {}
+export type { CallerInfo, HubServices };
 
 export interface ProgressReport {
   progress: number;
   total?: number;
   message?: string;
-}
-
-export interface CallerInfo {
-  transport: 'mcp' | 'rest' | 'internal';
-  /** MCP session id (Mcp-Session-Id), when the call came over MCP. */
-  mcpSessionId?: string;
-  clientName?: string;
-  clientVersion?: string;
-  /**
-   * A read of the hub's own web page (a REST GET sent with `X-Cos-Background: 1`; the page sends it on
-   * every read): the page drawing itself is nobody's work, so it is neither recorded as a tool call nor
-   * counted as use of the project.
-   */
-  background?: boolean;
 }
 
 export interface ToolContext {

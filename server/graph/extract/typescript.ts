@@ -416,7 +416,7 @@ export function extractTypeScript(
         const body = n.childForFieldName('body');
         if (!nameNode) break;
         const label = unquote(nameNode.text);
-        // `declare module '../tools/context.ts' { … }` augments a file of this repository: named by
+        // `declare module '../hub-services.ts' { … }` augments a file of this repository: named by
         // that file's path, since a uid never holds `..` (the doctor's malformed_uid_path).
         const name = nameNode.type === 'string' && label.startsWith('.') ? repoPath(path, label) : label;
         const mod = b.symbol('module', prefix + name, n, {

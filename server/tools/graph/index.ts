@@ -1,5 +1,4 @@
 // The query tools of issue 6, and the indexer's own reindex tool beside them.
-import { graphReindexTool } from '../../graph/tools.ts';
 import type { AnyTool } from '../define.ts';
 import { graphContextTool } from './context.ts';
 import { graphCyclesTool } from './cycles.ts';
@@ -10,6 +9,7 @@ import { graphExportTool } from './export.ts';
 import { graphImpactTool } from './impact.ts';
 import { graphPathTool } from './path.ts';
 import { graphReferencesTool } from './references.ts';
+import { graphReindexTool } from './reindex.ts';
 import { graphRenamePlanTool } from './rename-plan.ts';
 import { graphResolveTool } from './resolve.ts';
 import { graphSearchTool } from './search.ts';

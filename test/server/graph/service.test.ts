@@ -12,9 +12,9 @@ import { loadConfig } from '../../../server/config.ts';
 import { openDatabase } from '../../../server/db/open.ts';
 import { EventBus, type HubEvent } from '../../../server/events/bus.ts';
 import { createGraphService } from '../../../server/graph/service.ts';
-import { graphReindexTool } from '../../../server/graph/tools.ts';
 import { ModuleState } from '../../../server/modules.ts';
 import type { HubServices, ProgressReport, ToolContext } from '../../../server/tools/context.ts';
+import { graphReindexTool } from '../../../server/tools/graph/reindex.ts';
 
 const FIXTURE = fileURLToPath(new URL('../../fixtures/graph/ts', import.meta.url));
 

@@ -1,10 +1,9 @@
-// cos_graph_reindex: the indexer's own tool (issue 5). The query tools of issue 6 live in tools/graph/,
-// whose index registers this one with them.
+// cos_graph_reindex: the indexer's own tool (issue 5), beside the query tools of issue 6.
 import { Type } from '@sinclair/typebox';
-import { ToolError } from '../errors.ts';
-import type { HubServices } from '../tools/context.ts';
-import { defineTool } from '../tools/define.ts';
-import { type IndexProgress, repoPath } from './indexer.ts';
+import { ToolError } from '../../errors.ts';
+import { type IndexProgress, repoPath } from '../../graph/indexer.ts';
+import type { HubServices } from '../context.ts';
+import { defineTool } from '../define.ts';
 
 export const FreshnessSchema = Type.Object({
   generation: Type.Integer({ description: 'Graph generation: +1 per completed index pass' }),
