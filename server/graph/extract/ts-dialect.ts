@@ -24,8 +24,95 @@ export interface DialectRewrite {
   applied: string[];
 }
 
-/** Blanks, line breaks and comments between two tokens (a regular-expression source, for String.raw templates). */
-const GAP = String.raw`(?:\s|\/\*(?:[^*]|\*(?!\/))*\*\/|\/\/[^\n]*\n)*`;
+/**
+ * Finds, backwards from an offset, the last character that is code: blanks, line breaks, block
+ * comments and line comments are skipped. Every `/*` and `//` of the file is listed once, so a step
+ * over a comment is a binary search, and a walk gives up after WALK_LIMIT characters: no file, however
+ * shaped, makes the rules that use it grow with the square of its length (a regular expression that
+ * tried blanks and comments from every `,` scanned each unterminated comment to the end of the file).
+ */
+class BackScanner {
+  private static readonly WALK_LIMIT = 20_000;
+  private static readonly LINE_LIMIT = 2000;
+  private readonly blockOpens: number[];
+  private readonly lineOpens: number[];
+
+  constructor(private readonly text: string) {
+    this.blockOpens = [...text.matchAll(/\/\*/g)].map((m) => m.index);
+    this.lineOpens = [...text.matchAll(/\/\//g)].map((m) => m.index);
+  }
+
+  /** The offset of the last code character before `at`, or -1 (the file's start, or too far). */
+  previousToken(at: number): number {
+    const { text } = this;
+    const floor = Math.max(0, at - BackScanner.WALK_LIMIT);
+    let i = at - 1;
+    while (i >= floor) {
+      const c = text.charCodeAt(i);
+      if (c === 32 || c === 9 || c === 10 || c === 13) {
+        i--;
+        continue;
+      }
+      if (c === 47 /* / */ && text[i - 1] === '*') {
+        const open = lastBefore(this.blockOpens, i - 1);
+        if (open < floor) return -1;
+        i = open - 1;
+        continue;
+      }
+      const comment = this.lineCommentBefore(i);
+      if (comment === -1) return i;
+      i = comment - 1;
+    }
+    return -1;
+  }
+
+  /**
+   * Where the `//` comment that `at` is in starts, or -1: the nearest `//` on the same line, found
+   * outside quotes by reading the line from its start. Lines and comments longer than LINE_LIMIT are
+   * taken as code (minified files, which carry no line comments).
+   */
+  private lineCommentBefore(at: number): number {
+    const { text } = this;
+    const slash = lastBefore(this.lineOpens, at + 1);
+    if (slash === -1 || at - slash > BackScanner.LINE_LIMIT) return -1;
+    const from = Math.max(0, slash - BackScanner.LINE_LIMIT);
+    const breakAt = text.slice(from, at).lastIndexOf('\n');
+    if (breakAt !== -1 && from + breakAt > slash) return -1;
+    return this.lineComment(from + breakAt + 1, at);
+  }
+
+  /** Where a `//` comment starts between `from` and `to` on one line (outside quotes), or -1. */
+  private lineComment(from: number, to: number): number {
+    const { text } = this;
+    let quote = '';
+    for (let i = from; i < to; i++) {
+      const c = text[i]!;
+      if (quote) {
+        if (c === '\\') i++;
+        else if (c === quote) quote = '';
+      } else if (c === "'" || c === '"' || c === '`') quote = c;
+      else if (c === '/' && text[i + 1] === '/') return i;
+      else if (c === '/' && text[i + 1] === '*') {
+        const end = text.indexOf('*/', i + 2);
+        if (end === -1 || end >= to) return -1;
+        i = end + 1;
+      }
+    }
+    return -1;
+  }
+}
+
+/** The greatest value in the sorted `list` below `limit`, or -1. */
+function lastBefore(list: number[], limit: number): number {
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (list[mid]! < limit) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo > 0 ? list[lo - 1]! : -1;
+}
 
 /** Same-length replacements, applied in one pass at the end (splitting a big file into characters costs more). */
 class Edits {
@@ -98,18 +185,19 @@ export function rewriteModernSyntax(
   opts: { dts?: boolean; ts?: boolean } = {},
 ): DialectRewrite {
   const edits = new Edits(text);
+  const back = new BackScanner(text);
   const applied = new Set<string>();
   const importTypes = new Map<string, string>();
   const defaultNames = new Set<number>();
 
-  // Variance annotations: `<in out T`, `, out A = never`, `<const in T`.
-  const variance = new RegExp(
-    String.raw`([<,]${GAP}(?:const\s+)?)(in\s+out|in|out)(\s+)(?=[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))`,
-    'g',
-  );
+  // Variance annotations: `<in out T`, `, out A = never`, `<const in T` (also after a comment).
+  const variance = /\b(in\s+out|in|out)(\s+)(?=[A-Za-z_$][\w$]*\s*(?:[,>=]|extends\b))/g;
   for (const m of text.matchAll(variance)) {
-    const at = m.index + m[1]!.length;
-    edits.blank(at, at + m[2]!.length);
+    let before = back.previousToken(m.index);
+    if (before >= 4 && /\bconst$/.test(text.slice(before - 5, before + 1)))
+      before = back.previousToken(before - 4);
+    if (before === -1 || (text[before] !== '<' && text[before] !== ',')) continue;
+    edits.blank(m.index, m.index + m[1]!.length);
     applied.add('variance annotation');
   }
 
@@ -122,7 +210,7 @@ export function rewriteModernSyntax(
   }
 
   // Import attributes on `export … from '…' with { … }` (the grammar takes them on imports only).
-  const exportAttrs = /\bfrom\s*(['"])[^'"\n]*\1(\s*)((?:with|assert)\s*\{[^}]*\})/g;
+  const exportAttrs = /\bfrom\s*(['"])[^'"\n]*\1(\s*)((?:with|assert)\s*\{[^}]{0,2000}\})/g;
   for (const m of text.matchAll(exportAttrs)) {
     const at = m.index + m[0].length - m[3]!.length;
     edits.blank(at, at + m[3]!.length);
@@ -238,13 +326,16 @@ export function rewriteModernSyntax(
   // a property named `in`. A `;` in the indentation ends the member before (TypeScript only: in TSX
   // and JavaScript a line that opens with `<` is JSX).
   if (opts.ts) {
-    // Each line between is blank, or a comment: `[ \t]*` once per alternative, so no run of blanks
-    // can be split two ways (that backtracks exponentially on a file that does not match).
-    const callSig =
-      /([\w$>)\]}])((?:[ \t]*(?:\/\/[^\n]*|\/\*(?:[^*]|\*(?!\/))*\*\/[ \t]*)?\r?\n)+[ \t]*)[ \t](?=<\s*(?:const\s+)?[A-Za-z_$][\w$]*\s*(?:,|extends\b|>\s*\(|=)|in\s*\??:)/g;
-    for (const m of text.matchAll(callSig)) {
-      if (m[1] === '>' && text[m.index - 1] === '=') continue;
-      edits.put(m.index + m[0].length - 1, ';');
+    // Found from the line that opens with the operator, then back over blank and comment lines to
+    // where the member before ends; the `;` goes in the last column of the indentation.
+    const memberLine =
+      /^([ \t]+)(?=<\s*(?:const\s+)?[A-Za-z_$][\w$]*\s*(?:,|extends\b|>\s*\(|=)|in\s*\??:)/gm;
+    for (const m of text.matchAll(memberLine)) {
+      const end = back.previousToken(m.index);
+      if (end === -1 || !/[\w$>)\]}]/.test(text[end]!)) continue;
+      if (text[end] === '>' && text[end - 1] === '=') continue;
+      if (!text.slice(end, m.index).includes('\n')) continue;
+      edits.put(m.index + m[1]!.length - 1, ';');
       applied.add('member on its own line');
     }
   }
@@ -266,10 +357,10 @@ export function rewriteModernSyntax(
   // @types/node writes it): without `declare` the grammar reads `global` as an expression. The keyword
   // is blanked, leaving a block, which is what a top-level `declare global { … }` gives too.
   if (opts.ts) {
-    const nestedGlobal = new RegExp(String.raw`([{;}]${GAP})global(?=\s*\{)`, 'g');
-    for (const m of text.matchAll(nestedGlobal)) {
-      const at = m.index + m[1]!.length;
-      edits.blank(at, at + 6);
+    for (const m of text.matchAll(/\bglobal(?=\s*\{)/g)) {
+      const before = back.previousToken(m.index);
+      if (before === -1 || !'{;}'.includes(text[before]!)) continue;
+      edits.blank(m.index, m.index + 6);
       applied.add('global augmentation in a module');
     }
   }
@@ -313,9 +404,10 @@ export function rewriteModernSyntax(
   // the grammar takes the modifier. Renamed `abstrac$` where a colon follows (a property: no graph node
   // carries its name).
   if (opts.ts) {
-    const abstractKey = new RegExp(String.raw`([{;,]${GAP})abstract(?=\s*\??\s*:)`, 'g');
-    for (const m of text.matchAll(abstractKey)) {
-      edits.put(m.index + m[1]!.length + 7, '$');
+    for (const m of text.matchAll(/\babstract(?=\s*\??\s*:)/g)) {
+      const before = back.previousToken(m.index);
+      if (before === -1 || !'{;,'.includes(text[before]!)) continue;
+      edits.put(m.index + 7, '$');
       applied.add('member named abstract');
     }
   }

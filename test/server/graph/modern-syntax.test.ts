@@ -141,6 +141,29 @@ test('a file that still fails after the rewrite reports its first error with lin
   assert.match(r.error ?? '', /^syntax error at line 2, column \d+: (unexpected|missing) /);
 });
 
+// A rewrite runs on every file that failed its first parse, on an extraction helper that every project's
+// index pass waits for. Rules that tried blanks and comments from every `,` or `;` scanned each
+// unterminated comment to the end of the file: 48 KB of `,/*` took 1.8 s and 1 MB would take about 15
+// minutes. Each shape below is half a megabyte (the walker reads files up to 1 MB); all of them together
+// take about 2 s on an idle machine now, so the limit only catches work that grows with the square again.
+test('no shape of file makes the rewrite quadratic', { timeout: 120_000 }, () => {
+  const shapes = [
+    ',/*',
+    ';/*',
+    'a//',
+    '>\n/*',
+    "from 'a' with {",
+    '//;global{',
+    '*/;global{',
+    'a\n  <T>(x: T)//\n',
+  ];
+  for (const unit of shapes) {
+    const text = unit.repeat(Math.ceil((512 * 1024) / unit.length));
+    assert.equal(rewriteModernSyntax(text, { ts: true, dts: true }).text.length, text.length, unit);
+    assert.equal(rewriteModernSyntax(text).text.length, text.length, unit);
+  }
+});
+
 test('the rewrite keeps every offset and line break of the file', () => {
   for (const f of files(REPO).filter((p) => /\.(ts|tsx|js)$/.test(p))) {
     const text = readFileSync(join(REPO, f), 'utf8');
