@@ -34,12 +34,23 @@ export interface DialectRewrite {
 class BackScanner {
   private static readonly WALK_LIMIT = 20_000;
   private static readonly LINE_LIMIT = 2000;
-  private readonly blockOpens: number[];
-  private readonly lineOpens: number[];
+  // Listed on first use: most files need none of the rules that look back.
+  private listed?: { blockOpens: number[]; lineOpens: number[] };
 
-  constructor(private readonly text: string) {
-    this.blockOpens = [...text.matchAll(/\/\*/g)].map((m) => m.index);
-    this.lineOpens = [...text.matchAll(/\/\//g)].map((m) => m.index);
+  constructor(private readonly text: string) {}
+
+  private get blockOpens(): number[] {
+    return this.lists().blockOpens;
+  }
+
+  private get lineOpens(): number[] {
+    return this.lists().lineOpens;
+  }
+
+  private lists(): { blockOpens: number[]; lineOpens: number[] } {
+    if (!this.listed)
+      this.listed = { blockOpens: offsetsOf(this.text, '/*'), lineOpens: offsetsOf(this.text, '//') };
+    return this.listed;
   }
 
   /** The offset of the last code character before `at`, or -1 (the file's start, or too far). */
@@ -100,6 +111,13 @@ class BackScanner {
     }
     return -1;
   }
+}
+
+/** Every offset of `needle` in `text`, in order (indexOf: a match object each would cost more than the scan). */
+function offsetsOf(text: string, needle: string): number[] {
+  const out: number[] = [];
+  for (let i = text.indexOf(needle); i !== -1; i = text.indexOf(needle, i + needle.length)) out.push(i);
+  return out;
 }
 
 /** The greatest value in the sorted `list` below `limit`, or -1. */
