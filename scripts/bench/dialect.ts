@@ -7,6 +7,7 @@
 //
 // `x4 ratio` is the 1 MB time over the 256 KB time: about 4 for linear work, 16 for quadratic.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import { rewriteModernSyntax } from '../../server/graph/extract/ts-dialect.ts';
 import { fmt, table } from './lib.ts';
@@ -72,8 +73,7 @@ for (const [name, unit] of Object.entries(SHAPES)) {
     fmt(whole / baseline, 1),
   ]);
 }
-const load = (await import('node:os'))
-  .loadavg()
+const load = loadavg()
   .map((l) => l.toFixed(1))
   .join(' ');
 console.log(`node ${process.version}, ${RUNS} runs each (medians), load average ${load}`);
