@@ -1,5 +1,6 @@
 // Configuration: environment first, flags override. Every CLI command and the running hub read the same
 // values, so they agree on which repository and state directory they mean.
+import { hostname } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { defaultHome } from './projects/registry.ts';
 import { DEFAULT_SEARCH_BUDGET_MS } from './search/budget.ts';
@@ -41,10 +42,20 @@ export interface Config {
   rateLimit: { perSecond: number; burst: number };
   /** Tool calls, log events and ended sessions older than this, or beyond the row cap, are deleted. */
   retention: { maxAgeMs: number; maxRows: number };
+  /**
+   * The team's PostgreSQL (COS_DATABASE_URL, --database-url): where claims, agents, hook events, memory
+   * and tool calls are shared with every hub of the same repository. Unset: everything stays in hub.db.
+   * Holds the password: print it only through redactUrl (server/team/url.ts).
+   */
+  databaseUrl: string | undefined;
+  /** This machine's name in the team (COS_MACHINE, default the host name). */
+  machine: string;
+  /** The team's key when set (COS_TEAM_PROJECT); otherwise the normalised URL of the clone's origin. */
+  teamProject: string | undefined;
 }
 
 export type Flags = Partial<
-  Record<'port' | 'host' | 'repo' | 'state-dir' | 'tasks-dir' | 'agent-dir', string>
+  Record<'port' | 'host' | 'repo' | 'state-dir' | 'tasks-dir' | 'agent-dir' | 'database-url', string>
 >;
 
 export const LOOPBACK_HOSTS = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -67,6 +78,14 @@ export const DEFAULT_MAX_SESSIONS = 256;
 
 /** Minutes without a tool call after which a project releases its caches (COS_PROJECT_IDLE_MINUTES). */
 export const DEFAULT_PROJECT_IDLE_MINUTES = 10;
+
+/** COS_MACHINE, else the host name: one line of printable text, at most 64 characters. */
+function machineName(text: string | undefined): string {
+  const name = (text?.trim() || hostname() || 'localhost').replace(/\p{Cc}/gu, '');
+  if (name.length > 64)
+    throw new ConfigError(`COS_MACHINE must be at most 64 characters, got ${name.length}`);
+  return name;
+}
 
 export function loadConfig(
   env: NodeJS.ProcessEnv = process.env,
@@ -124,5 +143,8 @@ export function loadConfig(
       maxAgeMs: positive(env.COS_RETENTION_DAYS, 7) * 24 * 3600_000,
       maxRows: Math.round(positive(env.COS_RETENTION_ROWS, 200_000)),
     },
+    databaseUrl: pick('database-url', 'COS_DATABASE_URL'),
+    machine: machineName(env.COS_MACHINE),
+    teamProject: env.COS_TEAM_PROJECT?.trim() || undefined,
   };
 }

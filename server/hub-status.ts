@@ -3,6 +3,7 @@
 // against their cap. Each part sets its own entry; cos_health lists every problem, each saying what to do.
 import type { DatabaseFileGuard } from './db/file-guard.ts';
 import type { LogFileState } from './log-file.ts';
+import type { Team } from './team/team.ts';
 
 export interface McpSessionCounts {
   open: number;
@@ -19,6 +20,8 @@ export class HubStatus {
   /** Whether hub.db is still the sound file the hub opened (absent for a hub without one). */
   database: DatabaseFileGuard | undefined;
   mcpSessions: (() => McpSessionCounts) | undefined;
+  /** The team on PostgreSQL, when the hub has one: its connection is one of the hub's conditions. */
+  team: Team | undefined;
 
   /**
    * Why a call that changes something must not run now (hub.db deleted, replaced or damaged), saying what
@@ -37,6 +40,8 @@ export class HubStatus {
     const out: string[] = [];
     const db = this.writesRefused();
     if (db) out.push(db);
+    const team = this.team?.problem();
+    if (team) out.push(team);
     const mcp = this.mcpSessions?.();
     if (mcp && mcp.open >= mcp.limit)
       out.push(

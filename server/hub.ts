@@ -22,6 +22,9 @@ import { CallRecorder } from './observability/calls.ts';
 import { LogSink } from './observability/log-sink.ts';
 import { SessionTracker } from './observability/sessions.ts';
 import { createServices, type ServiceLifecycle } from './services.ts';
+import type { TeamDatabase } from './team/database.ts';
+import { resolveTeamKey } from './team/identity.ts';
+import { Team } from './team/team.ts';
 import { catalog } from './tools/catalog.ts';
 import type { CallerInfo, HubServices, ToolContext } from './tools/context.ts';
 import type { AnyTool } from './tools/define.ts';
@@ -115,6 +118,11 @@ export interface CreateHubOptions {
    * registered ones with false: most of them are never written to, and each thread costs about 10 MB.
    */
   threadsAtStart?: boolean;
+  /**
+   * The team's PostgreSQL, opened (and migrated) by `cos serve` before any hub: with it the hub keeps
+   * its team state there, shared with every hub of the same repository (server/team/).
+   */
+  teamDatabase?: TeamDatabase;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -194,6 +202,17 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   if (modules.loadError) logger.warn({ scope: 'modules' }, modules.loadError);
   calls.persist = () => modules.isEnabled('observability');
   const registry = new ToolRegistry(options.tools ?? catalog);
+  // The team this repository's hubs share, when there is a team database.
+  options.teamDatabase?.attachLogger(logger);
+  const team = options.teamDatabase
+    ? new Team(
+        options.teamDatabase,
+        resolveTeamKey(config.repo, config.teamProject),
+        config.machine,
+        config.repo,
+        logger.child({ module: 'team' }),
+      )
+    : undefined;
   const { services, lifecycle }: { services: HubServices; lifecycle: ServiceLifecycle[] } =
     options.withoutServices
       ? { services: {} as HubServices, lifecycle: [] }
@@ -208,6 +227,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
           passQueue: options.passQueue,
           extractHelpers: options.extractHelpers,
           threadsAtStart: options.threadsAtStart,
+          team,
         });
   // Part of every hub: the adapters feed them, the observability tools read them.
   services.observability = { calls, sessions };
@@ -215,6 +235,10 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   status.database = dbFile;
   if (logFile) status.log = logFile.state;
   services.status = status;
+  if (team) {
+    services.team = team;
+    status.team = team;
+  }
   // Every hub reads its repository's git (the graph and board tools both ask it); it holds no handle.
   services.git ??= createGitService(config.repo);
   // Agents as their hooks report them; presence counts of hook and MCP sessions come from it alone.
@@ -325,6 +349,8 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       return released;
     },
     async start() {
+      // First: the services below subscribe to the feed and read the team's state as they start.
+      await team?.start();
       sessions.endOrphans();
       if (config.recordCalls && options.threadsAtStart !== false) calls.start();
       agents.start();
@@ -354,6 +380,10 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
         }
       }
       await calls.close();
+      // After the services: what they queued for the team (hook events, tool calls) is written first.
+      await team
+        ?.close()
+        .catch((err: unknown) => logger.error({ err, scope: 'team' }, 'team failed to close'));
       sessions.close();
       logSink.detach();
       db.close();

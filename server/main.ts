@@ -39,6 +39,7 @@ async function main(argv: string[]): Promise<number> {
       repo: { type: 'string' },
       'state-dir': { type: 'string' },
       'tasks-dir': { type: 'string' },
+      'database-url': { type: 'string' },
       force: { type: 'boolean' },
       fix: { type: 'boolean' },
       remove: { type: 'boolean' },

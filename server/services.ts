@@ -15,6 +15,7 @@ import type { HubServices } from './hub-services.ts';
 import { createMemoryService } from './memory/service.ts';
 import type { ModuleState } from './modules.ts';
 import { createSuperviseService } from './supervise/service.ts';
+import type { Team } from './team/team.ts';
 
 export interface ServiceDeps {
   config: Config;
@@ -31,6 +32,8 @@ export interface ServiceDeps {
   extractHelpers?: ExtractHelpers | undefined;
   /** Start writer threads with the services (default true); false: with their first write. */
   threadsAtStart?: boolean | undefined;
+  /** The team on PostgreSQL (COS_DATABASE_URL); undefined when the hub runs alone. */
+  team?: Team | undefined;
 }
 
 /** Background work a service starts with the hub (indexing, watching) and stops with it. */
@@ -83,7 +86,7 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
   // The graph indexes in a worker thread: start() only spawns it, so the hub answers at once and the
   // graph tools report what is indexed so far. An in-memory database (tests) has no file to share.
   if (deps.dbPath !== ':memory:') {
-    const { extractHelpers, threadsAtStart: _, ...graphDeps } = deps;
+    const { extractHelpers, threadsAtStart: _, team: _team, ...graphDeps } = deps;
     const graph = createGraphService({ ...graphDeps, helpers: extractHelpers });
     services.graph = graph;
     let unsubscribe: (() => void) | undefined;

@@ -7,10 +7,13 @@ export const CONFIG_FLAGS_HELP = `Every command reads the same configuration (en
   --tasks-dir DIR   the task files (COS_TASKS_DIR; default <repo>/docs/tasks)
   --port N          the hub's port (COS_PORT; default 9188)
   --host H          the address it binds (COS_HOST; default 127.0.0.1; anything else needs COS_HUB_TOKEN)
+  --database-url URL  the team's PostgreSQL (COS_DATABASE_URL; default none: hub.db holds everything);
+                    COS_MACHINE names this machine in the team, COS_TEAM_PROJECT overrides the team key
   -h, --help        this help
 COS_HUB_TOKEN, when set, is sent to a running hub by every command that asks it.`;
 
 export const USAGE = `usage: cos [serve] [--port N] [--host H] [--repo DIR] [--state-dir DIR] [--tasks-dir DIR]
+                 [--database-url URL]
        cos index [--force] [path …]
        cos module list | enable <id> | disable <id>
        cos project add [path] [--slug S] [--state-dir DIR] | list | remove <slug>

@@ -6,6 +6,8 @@ import { PassQueue } from '../graph/pass-queue.ts';
 import { createHub } from '../hub.ts';
 import { ProjectHubs } from '../projects/hubs.ts';
 import { ProjectRegistry } from '../projects/registry.ts';
+import { TeamDatabase } from '../team/database.ts';
+import { databaseTarget } from '../team/url.ts';
 import { DEFAULT_PROFILE, PROFILE_NAMES, PROFILES, profileUrl } from '../tools/profiles.ts';
 import { CONFIG_FLAGS_HELP } from './help.ts';
 import { findRunningHub, probeHub, removeRunningHub, writeRunningHub } from './running-hub.ts';
@@ -60,16 +62,37 @@ export async function serve(config: Config): Promise<number> {
     console.error(await portHolder(config));
     return 1;
   }
+  // The team's PostgreSQL, when there is one: reachable and migrated before anything is served, or one
+  // line naming the database (never its password) and exit 1. One pool for every project served.
+  let teamDatabase: TeamDatabase | undefined;
+  if (config.databaseUrl !== undefined) {
+    teamDatabase = new TeamDatabase(databaseTarget(config.databaseUrl));
+    try {
+      await teamDatabase.open();
+    } catch (err) {
+      await teamDatabase.close();
+      console.error(`cos serve: ${(err as Error).message}`);
+      return 1;
+    }
+  }
   // One full index pass at a time across every project this process serves; the others say "queued".
   const passQueue = new PassQueue();
   // And one set of extraction helper threads: each holds the grammars it loaded, whichever project asks.
   const extractHelpers = new ExtractHelpers();
-  const hub = createHub(config, { passQueue, extractHelpers });
+  let hub: ReturnType<typeof createHub>;
+  try {
+    hub = createHub(config, { passQueue, extractHelpers, teamDatabase });
+  } catch (err) {
+    await teamDatabase?.close();
+    await extractHelpers.close();
+    throw err;
+  }
   // Every repository in the registry is served by this one process, each under /p/<slug>/.
   const projects = new ProjectHubs(hub, {
     registry: new ProjectRegistry(config.home),
     // A registered project starts its writer threads when first written to: most never are.
-    open: (projectConfig) => createHub(projectConfig, { passQueue, extractHelpers, threadsAtStart: false }),
+    open: (projectConfig) =>
+      createHub(projectConfig, { passQueue, extractHelpers, threadsAtStart: false, teamDatabase }),
   });
   const app = await buildApp(hub, { projects });
   try {
@@ -78,6 +101,7 @@ export async function serve(config: Config): Promise<number> {
     await app.close();
     await projects.close();
     await hub.close();
+    await teamDatabase?.close();
     await extractHelpers.close();
     // Taken between the check above and now.
     if ((err as NodeJS.ErrnoException).code === 'EADDRINUSE') {
@@ -103,6 +127,10 @@ export async function serve(config: Config): Promise<number> {
       `        ${profileUrl(`${base}/mcp`, name).padEnd(base.length + 17)} ${PROFILES[name].summary}`,
     );
   console.log(`API     ${base}/docs`);
+  if (hub.services.team)
+    console.log(
+      `Team    ${hub.services.team.key} on ${teamDatabase?.target.shown}  (machine ${config.machine})`,
+    );
   if (config.token !== undefined) {
     // The SPA cannot send the token; this link (good once, for ten minutes) sets a login cookie instead.
     const { code } = app.logins.issue();
@@ -131,6 +159,7 @@ export async function serve(config: Config): Promise<number> {
         .close()
         .then(() => projects.close())
         .then(() => hub.close())
+        .then(() => teamDatabase?.close())
         .then(() => extractHelpers.close())
         .then(
           () => resolve(0),

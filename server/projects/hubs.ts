@@ -54,6 +54,8 @@ export function projectConfig(base: Config, entry: Pick<ProjectEntry, 'repo' | '
     stateDir: entry.stateDir,
     tasksDir: join(entry.repo, 'docs', 'tasks'),
     agentDir: join(entry.stateDir, 'agents'),
+    // COS_TEAM_PROJECT names the served repository's team: another repository's team is its own origin.
+    teamProject: undefined,
   };
 }
 

@@ -40,6 +40,32 @@ export const HealthSchema = Type.Object(
         { description: 'MCP sessions open now against their limit' },
       ),
     ),
+    team: Type.Optional(
+      Type.Object(
+        {
+          team: Type.String({
+            description: "the team key: the clone's normalised origin URL, or COS_TEAM_PROJECT",
+          }),
+          machine: Type.String({ description: 'this machine in the team (COS_MACHINE)' }),
+          database: Type.String({
+            description: 'host:port/database of COS_DATABASE_URL (never the password)',
+          }),
+          state: Type.Union([Type.Literal('connecting'), Type.Literal('connected'), Type.Literal('down')]),
+          error: Type.Union([Type.String(), Type.Null()], { description: 'what failed last, while down' }),
+          since: Type.String({ format: 'date-time', description: 'when the state last changed' }),
+          listening: Type.Boolean({ description: "whether the other hubs' news reaches this hub (LISTEN)" }),
+          connections: Type.Object(
+            { total: Type.Integer(), idle: Type.Integer(), waiting: Type.Integer(), max: Type.Integer() },
+            { description: "this hub's pool (the listener holds one more)" },
+          ),
+          outbox: Type.Integer({
+            description: 'hook events and tool calls waiting to be written to the team',
+          }),
+          dropped: Type.Integer({ description: 'outbox entries dropped while the database stayed away' }),
+        },
+        { description: 'the team on PostgreSQL (COS_DATABASE_URL); absent when the hub runs alone' },
+      ),
+    ),
     problems: Type.Array(Type.String()),
   },
   { $id: 'Health' },
@@ -102,6 +128,19 @@ export const healthTool = defineTool({
     problems.push(...(ctx.services.status?.problems() ?? []));
     const mcpSessions = ctx.services.status?.mcpSessions?.();
     const fts5 = hasFts5(db);
+    const t = ctx.services.team?.status();
+    const team = t && {
+      team: t.team,
+      machine: t.machine,
+      database: t.database,
+      state: t.state,
+      error: t.error,
+      since: new Date(t.since).toISOString(),
+      listening: t.listening,
+      connections: t.pool,
+      outbox: t.outbox,
+      dropped: t.dropped,
+    };
     if (!fts5) problems.push('this SQLite build has no FTS5: search tools answer `unavailable`');
     return {
       status: problems.length === 0 ? ('ok' as const) : ('degraded' as const),
@@ -112,6 +151,7 @@ export const healthTool = defineTool({
       database: { schema_version: schema, size_bytes: size, fts5, tables },
       modules: ctx.modules.list(),
       ...(mcpSessions ? { mcp_sessions: mcpSessions } : {}),
+      ...(team ? { team } : {}),
       problems,
     };
   },

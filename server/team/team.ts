@@ -1,0 +1,199 @@
+// A hub's membership of its team: the team key and machine, the shared database, the feed that carries
+// entries between hubs, and the outbox for what must reach the team but must never make its sender wait
+// (hook events, tool-call records). Domain services reach it as ctx.services.team (absent without
+// COS_DATABASE_URL, when everything stays in hub.db exactly as before).
+import type { Logger } from 'pino';
+import { HUB_VERSION } from '../version.ts';
+import type { Queryable, TeamConnection, TeamDatabase } from './database.ts';
+import { type NewEntry, TeamFeed } from './feed.ts';
+
+export interface TeamStatus extends TeamConnection {
+  team: string;
+  machine: string;
+  /** Whether the listener that brings other hubs' news is connected. */
+  listening: boolean;
+  /** Entries queued for the team that the database has not taken yet (hook events, tool calls). */
+  outbox: number;
+  /** Outbox entries dropped because the database stayed away past the outbox's bound. */
+  dropped: number;
+}
+
+/** Writes one kind's queued bodies into its own tables, inside the outbox's transaction. */
+export type OutboxWriter = (q: Queryable, bodies: unknown[]) => Promise<void>;
+
+interface Queued {
+  kind: string;
+  body: unknown;
+  /** Also a feed entry for the other hubs (false: only its table). */
+  feed: boolean;
+}
+
+/** Queued entries kept at most while the database is away; past it the oldest go. */
+export const OUTBOX_LIMIT = 50_000;
+const OUTBOX_BATCH = 1000;
+const OUTBOX_DELAY_MS = 20;
+
+export class Team {
+  readonly feed: TeamFeed;
+  private queue: Queued[] = [];
+  private readonly writers = new Map<string, OutboxWriter>();
+  private flushing: Promise<void> | undefined;
+  private timer: NodeJS.Timeout | undefined;
+  private retryMs = 0;
+  private heartbeat: NodeJS.Timeout | undefined;
+  private closed = false;
+  dropped = 0;
+
+  constructor(
+    readonly db: TeamDatabase,
+    readonly key: string,
+    readonly machine: string,
+    private readonly repo: string,
+    private readonly logger: Logger,
+  ) {
+    this.feed = new TeamFeed(db, key, machine, logger);
+  }
+
+  /** This hub process's id in the team. */
+  get hub(): string {
+    return this.feed.hub;
+  }
+
+  async start(): Promise<void> {
+    await this.feed.start();
+    await this.beat();
+    this.heartbeat = setInterval(() => void this.beat(), 15_000);
+    this.heartbeat.unref();
+  }
+
+  private async beat(): Promise<void> {
+    try {
+      await this.db.query(
+        `INSERT INTO team_hubs (hub, team, machine, repository, version) VALUES ($1, $2, $3, $4, $5)
+         ON CONFLICT (hub) DO UPDATE SET seen_at = now()`,
+        [this.hub, this.key, this.machine, this.repo, HUB_VERSION],
+      );
+    } catch {
+      // cos_health says the database is away; the next beat tries again.
+    }
+  }
+
+  /** The hubs of this team seen in the last minute (this one included). */
+  async hubs(): Promise<{ hub: string; machine: string; repository: string; seen_at: string }[]> {
+    const rows = await this.db.query<{ hub: string; machine: string; repository: string; seen_at: Date }>(
+      "SELECT hub, machine, repository, seen_at FROM team_hubs WHERE team = $1 AND seen_at > now() - interval '1 minute' ORDER BY machine, started_at",
+      [this.key],
+    );
+    return rows.map((r) => ({ ...r, seen_at: r.seen_at.toISOString() }));
+  }
+
+  /** How the outbox writes `kind` into its tables (once per kind, at start). */
+  writer(kind: string, write: OutboxWriter): void {
+    this.writers.set(kind, write);
+  }
+
+  /**
+   * Queues an entry for the team without waiting: written with others in one transaction within
+   * ~20 ms, kept and retried while the database is away (up to OUTBOX_LIMIT, then the oldest go).
+   */
+  enqueue(kind: string, body: unknown, options: { feed?: boolean } = {}): void {
+    if (this.closed) return;
+    this.queue.push({ kind, body, feed: options.feed ?? true });
+    if (this.queue.length > OUTBOX_LIMIT) {
+      const over = this.queue.length - OUTBOX_LIMIT;
+      this.queue.splice(0, over);
+      this.dropped += over;
+    }
+    this.schedule(OUTBOX_DELAY_MS);
+  }
+
+  private schedule(ms: number): void {
+    if (this.timer || this.flushing) return;
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.flushing = this.flush().finally(() => {
+        this.flushing = undefined;
+        if (this.queue.length > 0 && !this.closed) this.schedule(this.retryMs || OUTBOX_DELAY_MS);
+      });
+    }, ms);
+    this.timer.unref();
+  }
+
+  private async flush(): Promise<void> {
+    while (this.queue.length > 0) {
+      const batch = this.queue.slice(0, OUTBOX_BATCH);
+      try {
+        await this.db.transaction(async (q) => {
+          const byKind = new Map<string, unknown[]>();
+          for (const item of batch) {
+            if (!this.writers.has(item.kind)) continue;
+            const list = byKind.get(item.kind) ?? [];
+            byKind.set(item.kind, list);
+            list.push(item.body);
+          }
+          for (const [kind, bodies] of byKind) await this.writers.get(kind)!(q, bodies);
+          const entries: NewEntry[] = batch.filter((i) => i.feed).map(({ kind, body }) => ({ kind, body }));
+          await this.feed.append(q, entries);
+        });
+        this.queue.splice(0, batch.length);
+        this.retryMs = 0;
+      } catch (err) {
+        this.retryMs = Math.min(Math.max(this.retryMs * 2, 250), 5000);
+        this.logger.debug(
+          { scope: 'team', err: this.db.describe(err) },
+          'team outbox waits for the database',
+        );
+        return;
+      }
+    }
+  }
+
+  /** Waits until everything queued so far is written (or the database refused it once). */
+  async drain(): Promise<void> {
+    if (this.timer) {
+      clearTimeout(this.timer);
+      this.timer = undefined;
+    }
+    while (this.flushing) await this.flushing;
+    if (this.queue.length > 0) {
+      this.flushing = this.flush().finally(() => {
+        this.flushing = undefined;
+      });
+      await this.flushing;
+    }
+  }
+
+  status(): TeamStatus {
+    return {
+      ...this.db.connection(),
+      team: this.key,
+      machine: this.machine,
+      listening: this.feed.listening,
+      outbox: this.queue.length,
+      dropped: this.dropped,
+    };
+  }
+
+  /** What cos_health lists while the team database is away. */
+  problem(): string | undefined {
+    const s = this.db.connection();
+    if (s.state !== 'down' && (this.feed.listening || s.state === 'connecting')) return undefined;
+    return `the team database ${s.database} is unreachable since ${new Date(s.since).toISOString()} (${s.error ?? 'listener disconnected'}): claims, moves and memory answer \`unavailable\` until it is back (the hub reconnects by itself); local reads, the code graph and hooks go on${this.queue.length > 0 ? `; ${this.queue.length} hook events and tool calls wait to be sent` : ''}`;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    await this.drain().catch(() => {});
+    this.closed = true;
+    if (this.heartbeat) clearInterval(this.heartbeat);
+    await this.db.query('DELETE FROM team_hubs WHERE hub = $1', [this.hub]).catch(() => {});
+    await this.feed.close();
+  }
+}
+
+declare module '../hub-services.ts' {
+  interface HubServices {
+    /** The hub's team on PostgreSQL (COS_DATABASE_URL); absent when the hub runs alone. */
+    team?: Team;
+  }
+}

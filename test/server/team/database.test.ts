@@ -1,0 +1,167 @@
+// The team database's foundation on a real PostgreSQL: the URL never shown with its password, the team
+// key from every spelling of one origin, migrations once under concurrent starts, the feed between hubs
+// (NOTIFY, no polling) and its isolation between teams, and `cos serve` refusing an unreachable database
+// in one line.
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import pino from 'pino';
+import { listTeamMigrations, TeamDatabase } from '../../../server/team/database.ts';
+import type { TeamEntry } from '../../../server/team/feed.ts';
+import { normaliseRemote } from '../../../server/team/identity.ts';
+import { Team } from '../../../server/team/team.ts';
+import { databaseTarget, redactSecrets, redactUrl } from '../../../server/team/url.ts';
+import { freePort } from '../../support/pg-cluster.mjs';
+import { PG_PASSWORD, type TestDatabase, teamDatabaseUrl } from '../../support/postgres.ts';
+import { eventually, git } from '../../support/team.ts';
+
+const silent = pino({ level: 'silent' });
+const COS = new URL('../../../server/bin/cos.mjs', import.meta.url).pathname;
+
+describe('the team key', () => {
+  test('every spelling of one origin names one team', () => {
+    const spellings = [
+      'git@github.com:Org/Repo.git',
+      'https://github.com/Org/Repo',
+      'https://user:ghp_secret@GitHub.com/Org/Repo.git',
+      'ssh://git@github.com/Org/Repo/',
+      'ssh://git@github.com:22/Org/Repo.git',
+      'https://github.com:443/Org/Repo.git/',
+    ];
+    for (const s of spellings) assert.equal(normaliseRemote(s), 'github.com/Org/Repo', s);
+    assert.equal(normaliseRemote('ssh://git@gitlab.example:2222/a/b.git'), 'gitlab.example:2222/a/b');
+    assert.equal(normaliseRemote('/tmp/x/origin.git'), '/tmp/x/origin');
+    assert.equal(normaliseRemote('file:///tmp/x/origin.git'), '/tmp/x/origin');
+    assert.notEqual(normaliseRemote('git@github.com:Org/Other.git'), 'github.com/Org/Repo');
+  });
+});
+
+describe('the database URL', () => {
+  test('the password never shows', () => {
+    const url = 'postgres://cos:s3cr%40t-pw@db.internal:5433/team?sslmode=require';
+    const t = databaseTarget(url);
+    assert.equal(t.shown, 'postgres://cos:***@db.internal:5433/team?sslmode=require');
+    assert.equal(t.name, 'db.internal:5433/team');
+    assert.ok(!redactUrl('postgresql://u:pw@h/db?password=pw2').includes('pw'));
+    assert.equal(
+      redactSecrets('could not connect to postgres://u:s3cr%40t-pw@h/db: s3cr@t-pw', t),
+      'could not connect to postgres://u:***@h/db: ***',
+    );
+    assert.throws(
+      () => databaseTarget('mysql://u:hunter2@h/db'),
+      (err: Error) => {
+        assert.match(err.message, /postgres:\/\//);
+        assert.ok(!err.message.includes('hunter2'));
+        return true;
+      },
+    );
+  });
+});
+
+describe('on a real PostgreSQL', () => {
+  let db: TestDatabase;
+  before(async () => {
+    db = await teamDatabaseUrl();
+  });
+  after(async () => {
+    await db.drop();
+  });
+
+  test('two hubs starting together apply each migration once', async () => {
+    const hubs = Array.from({ length: 4 }, () => new TeamDatabase(databaseTarget(db.url)));
+    const applied = await Promise.all(hubs.map((h) => h.open()));
+    assert.equal(
+      applied.reduce((a, b) => a + b, 0),
+      listTeamMigrations().length,
+    );
+    const rows = await hubs[0]!.query<{ n: string }>('SELECT count(*) AS n FROM cos_schema_migrations');
+    assert.equal(Number(rows[0]!.n), listTeamMigrations().length);
+    assert.equal(hubs[0]!.connection().state, 'connected');
+    await Promise.all(hubs.map((h) => h.close()));
+  });
+
+  test("one hub's entries reach the other hubs of its team, and no other team", async () => {
+    const dbA = new TeamDatabase(databaseTarget(db.url));
+    const dbB = new TeamDatabase(databaseTarget(db.url));
+    const dbC = new TeamDatabase(databaseTarget(db.url));
+    await Promise.all([dbA.open(), dbB.open(), dbC.open()]);
+    const a = new Team(dbA, 'example.com/org/repo', 'machine-a', '/repo-a', silent);
+    const b = new Team(dbB, 'example.com/org/repo', 'machine-b', '/repo-b', silent);
+    const other = new Team(dbC, 'example.com/org/other', 'machine-c', '/repo-c', silent);
+    await Promise.all([a.start(), b.start(), other.start()]);
+    const atB: TeamEntry[] = [];
+    const atA: TeamEntry[] = [];
+    const atOther: TeamEntry[] = [];
+    b.feed.on('*', (e) => atB.push(e));
+    a.feed.on('*', (e) => atA.push(e));
+    other.feed.on('*', (e) => atOther.push(e));
+    const sent = Date.now();
+    await a.feed.publish([{ kind: 'test.hello', body: { n: 1 } }]);
+    const got = await eventually(() => atB[0], 1000, "machine-b's copy");
+    assert.equal(got.kind, 'test.hello');
+    assert.equal(got.machine, 'machine-a');
+    assert.deepEqual(got.body, { n: 1 });
+    assert.ok(Date.now() - sent < 1000);
+    // Many at once arrive in order, each once.
+    await Promise.all(
+      Array.from({ length: 50 }, (_, i) => a.feed.publish([{ kind: 'test.n', body: { i } }])),
+    );
+    await eventually(() => atB.length === 51, 2000, 'all 51 entries at machine-b');
+    const seqs = atB.map((e) => e.seq);
+    assert.deepEqual(
+      seqs,
+      [...seqs].sort((x, y) => x - y),
+    );
+    assert.equal(new Set(seqs).size, 51);
+    await other.feed.settle();
+    assert.equal(atOther.length, 0, 'another team sees nothing');
+    assert.equal(atA.length, 0, 'a hub is not handed its own entries');
+    // The outbox: queued without waiting, written by its kind's writer, delivered.
+    await dbA.query('CREATE TABLE IF NOT EXISTS test_outbox (n int)');
+    a.writer('test.out', async (q, bodies) => {
+      for (const body of bodies)
+        await q.query('INSERT INTO test_outbox VALUES ($1)', [(body as { n: number }).n]);
+    });
+    for (let n = 0; n < 10; n++) a.enqueue('test.out', { n });
+    await a.drain();
+    const rows = await dbA.query<{ n: string }>('SELECT count(*) AS n FROM test_outbox');
+    assert.equal(Number(rows[0]!.n), 10);
+    await eventually(() => atB.filter((e) => e.kind === 'test.out').length === 10, 2000, 'outbox entries');
+    const hubs = await a.hubs();
+    assert.deepEqual(
+      hubs.map((h) => h.machine),
+      ['machine-a', 'machine-b'],
+    );
+    await Promise.all([a.close(), b.close(), other.close()]);
+    await Promise.all([dbA.close(), dbB.close(), dbC.close()]);
+  });
+});
+
+describe('cos serve', () => {
+  test('an unreachable team database: exit 1, one line naming it, never the password', async () => {
+    const repo = mkdtempSync(join(tmpdir(), 'cos-team-down-'));
+    git(repo, 'init', '-q');
+    git(repo, 'remote', 'add', 'origin', 'git@example.com:org/repo.git');
+    const port = await freePort();
+    const child = spawn(process.execPath, [COS, 'serve', '--port', '0', '--repo', repo], {
+      env: { ...process.env, COS_DATABASE_URL: `postgres://cos:${PG_PASSWORD}@127.0.0.1:${port}/team` },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c) => (out += c));
+    child.stderr.on('data', (c) => (err += c));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    rmSync(repo, { recursive: true, force: true });
+    assert.equal(code, 1);
+    assert.equal(out, '');
+    const lines = err.trim().split('\n');
+    assert.equal(lines.length, 1, err);
+    assert.match(lines[0]!, new RegExp(`team database 127\\.0\\.0\\.1:${port}/team`));
+    assert.ok(!err.includes(PG_PASSWORD));
+    assert.ok(!/\n\s+at /.test(err), 'no stack trace');
+  });
+});
