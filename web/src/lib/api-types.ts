@@ -1405,6 +1405,36 @@ export interface components {
                 /** @description sessions closed since start for being idle (COS_MCP_SESSION_IDLE_MINUTES) */
                 evicted_idle: number;
             };
+            /** @description the team on PostgreSQL (COS_DATABASE_URL); absent when the hub runs alone */
+            team?: {
+                /** @description the team key: the clone's normalised origin URL, or COS_TEAM_PROJECT */
+                team: string;
+                /** @description this machine in the team (COS_MACHINE) */
+                machine: string;
+                /** @description host:port/database of COS_DATABASE_URL (never the password) */
+                database: string;
+                state: "connecting" | "connected" | "down";
+                /** @description what failed last, while down */
+                error: string | null;
+                /**
+                 * Format: date-time
+                 * @description when the state last changed
+                 */
+                since: string;
+                /** @description whether the other hubs' news reaches this hub (LISTEN) */
+                listening: boolean;
+                /** @description this hub's pool (the listener holds one more) */
+                connections: {
+                    total: number;
+                    idle: number;
+                    waiting: number;
+                    max: number;
+                };
+                /** @description hook events and tool calls waiting to be written to the team */
+                outbox: number;
+                /** @description outbox entries dropped while the database stayed away */
+                dropped: number;
+            };
             problems: string[];
         };
         ModuleInfo: {
