@@ -66,7 +66,9 @@ export async function serve(config: Config): Promise<number> {
   // line naming the database (never its password) and exit 1. One pool for every project served.
   let teamDatabase: TeamDatabase | undefined;
   if (config.databaseUrl !== undefined) {
-    teamDatabase = new TeamDatabase(databaseTarget(config.databaseUrl));
+    teamDatabase = new TeamDatabase(databaseTarget(config.databaseUrl), {
+      applicationName: `cos-hub ${config.machine}`,
+    });
     try {
       await teamDatabase.open();
     } catch (err) {

@@ -73,6 +73,8 @@ export class TeamDatabase {
   private since = Date.now();
   private closed = false;
   private readonly max: number;
+  /** What pg_stat_activity shows for this hub's connections (`cos-hub <machine>`). */
+  readonly applicationName: string;
 
   /** Where connection losses are logged: the first hub's log once it has one (useLogger). */
   private logger: Logger | undefined;
@@ -83,6 +85,7 @@ export class TeamDatabase {
   ) {
     this.logger = options.logger;
     this.max = options.max ?? DEFAULT_POOL_SIZE;
+    this.applicationName = options.applicationName ?? 'cos-hub';
     this.pool = new pg.Pool({
       connectionString: target.url,
       max: this.max,
@@ -90,7 +93,7 @@ export class TeamDatabase {
       query_timeout: QUERY_TIMEOUT_MS,
       statement_timeout: QUERY_TIMEOUT_MS,
       idleTimeoutMillis: 30_000,
-      application_name: options.applicationName ?? 'cos-hub',
+      application_name: this.applicationName,
       keepAlive: true,
     });
     // An idle client losing its connection (the server restarted) must not crash the process.
@@ -108,7 +111,7 @@ export class TeamDatabase {
       connectionString: this.target.url,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
       keepAlive: true,
-      application_name: 'cos-hub listen',
+      application_name: `${this.applicationName} listen`,
     };
   }
 
