@@ -14,13 +14,15 @@ import {
   INFORMATIONAL_CATEGORIES,
 } from '../graph/queries/doctor.ts';
 import { type ModuleInfo, ModuleState } from '../modules.ts';
+import { checkTeamDatabase } from '../team/check.ts';
 import { CONFIG_FLAGS_HELP } from './help.ts';
 import { type HubAnswer, type HubTarget, hubRequest, unwrap } from './hub-client.ts';
 import { findRunningHub, type RunningHub, tokenRefused } from './running-hub.ts';
 
 export const DOCTOR_HELP = `usage: cos doctor [--fix]
 
-Checks the state directory, the database (integrity, FTS5), the task files (each one that does not
+Checks the state directory, the database (integrity, FTS5), the team database when COS_DATABASE_URL
+is set (reachable, its schema, the team this clone joins), the task files (each one that does not
 parse, with the reason), the code graph (the cos_graph_doctor checks) and the module settings; exits 1
 when anything fails. While a hub serves the state directory, the checks read through that hub and
 change nothing.
@@ -65,6 +67,8 @@ export async function doctor(config: Config, options: { fix?: boolean } = {}): P
     });
   }
   findings.push(...databaseFindings(config, hub !== undefined));
+  const team = await checkTeamDatabase(config);
+  if (team) findings.push({ ok: team.ok, what: 'team database', detail: team.detail });
   if (hub?.authorised) findings.push(...(await viaHub(hub, config, fix)));
   else if (!hub) {
     findings.push(...taskFileFindings(config));

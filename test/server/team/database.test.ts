@@ -14,6 +14,7 @@ import type { TeamEntry } from '../../../server/team/feed.ts';
 import { normaliseRemote } from '../../../server/team/identity.ts';
 import { Team } from '../../../server/team/team.ts';
 import { databaseTarget, redactSecrets, redactUrl } from '../../../server/team/url.ts';
+import { cos } from '../../support/cli.ts';
 import { freePort } from '../../support/pg-cluster.mjs';
 import { PG_PASSWORD, type TestDatabase, teamDatabaseUrl } from '../../support/postgres.ts';
 import { eventually, git } from '../../support/team.ts';
@@ -137,6 +138,37 @@ describe('on a real PostgreSQL', () => {
     );
     await Promise.all([a.close(), b.close(), other.close()]);
     await Promise.all([dbA.close(), dbB.close(), dbC.close()]);
+  });
+});
+
+describe('cos doctor', () => {
+  test('says whether the team database is reachable, its schema and the team, never the password', async () => {
+    const fresh = await teamDatabaseUrl();
+    const repo = mkdtempSync(join(tmpdir(), 'cos-team-doctor-'));
+    git(repo, 'init', '-q');
+    git(repo, 'remote', 'add', 'origin', 'https://example.com/Org/Doctor.git');
+    try {
+      const line = async (url: string) => {
+        const run = await cos(['doctor', '--repo', repo], { COS_DATABASE_URL: url, COS_MACHINE: 'doc-box' });
+        assert.ok(!run.stdout.includes(PG_PASSWORD) && !run.stderr.includes(PG_PASSWORD));
+        return run.stdout.split('\n').find((l) => l.includes('team database')) ?? '';
+      };
+      const before = await line(fresh.url);
+      assert.match(before, /^ok\s+team database .*reachable, 0 of \d+ migrations applied/);
+      assert.match(before, /team example\.com\/Org\/Doctor, machine doc-box/);
+      const db = new TeamDatabase(databaseTarget(fresh.url));
+      await db.open();
+      await db.close();
+      assert.match(await line(fresh.url), /schema current/);
+      const port = await freePort();
+      assert.match(
+        await line(`postgres://cos:${PG_PASSWORD}@127.0.0.1:${port}/nowhere`),
+        new RegExp(`^FAIL\\s+team database\\s+cannot reach 127\\.0\\.0\\.1:${port}/nowhere`),
+      );
+    } finally {
+      rmSync(repo, { recursive: true, force: true });
+      await fresh.drop();
+    }
   });
 });
 
