@@ -7,6 +7,8 @@ export interface StartedCluster {
   host: string;
   port: number;
   dir: string;
+  /** With { tls: true }: the CA that signed the server's certificate (for sslrootcert). */
+  ca: string | undefined;
   adminUrl: string;
   url(db: string): string;
   psql(sql: string, db?: string): string;
@@ -14,4 +16,4 @@ export interface StartedCluster {
   resume(): void;
   stop(): void;
 }
-export function startCluster(): Promise<StartedCluster>;
+export function startCluster(options?: { tls?: boolean }): Promise<StartedCluster>;

@@ -12,6 +12,7 @@ export interface PgCluster {
   host: string;
   port: number;
   dir: string;
+  ca: string | undefined;
   adminUrl: string;
   url(db: string): string;
   psql(sql: string, db?: string): string;
@@ -20,7 +21,8 @@ export interface PgCluster {
   stop(): void;
 }
 
-export const ownCluster = (): Promise<PgCluster> => startCluster() as Promise<PgCluster>;
+export const ownCluster = (options: { tls?: boolean } = {}): Promise<PgCluster> =>
+  startCluster(options) as Promise<PgCluster>;
 
 let shared: Promise<string> | undefined;
 
