@@ -2,9 +2,6 @@
 // CA of its own. The hub's pool connects with sslmode=verify-full and that CA; without TLS, or trusting
 // another CA, it is refused, in one line that never shows the password.
 import assert from 'node:assert/strict';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { after, before, test } from 'node:test';
 import { TeamDatabase } from '../../../server/team/database.ts';
 import { databaseTarget } from '../../../server/team/url.ts';
