@@ -16,6 +16,8 @@ export interface TeamStatus extends TeamConnection {
   outbox: number;
   /** Outbox entries dropped because the database stayed away past the outbox's bound. */
   dropped: number;
+  /** The team's hubs seen in the last minute (as of the last heartbeat, every 15 s). */
+  hubs: { machine: string; seen_at: string }[];
 }
 
 /** Writes one kind's queued bodies into its own tables, inside the outbox's transaction. */
@@ -66,6 +68,9 @@ export class Team {
     this.heartbeat.unref();
   }
 
+  /** The team's hubs as the last heartbeat read them (cos_health shows them without a query). */
+  seen: { machine: string; seen_at: string }[] = [];
+
   private async beat(): Promise<void> {
     try {
       await this.db.query(
@@ -73,6 +78,7 @@ export class Team {
          ON CONFLICT (hub) DO UPDATE SET seen_at = now()`,
         [this.hub, this.key, this.machine, this.repo, HUB_VERSION],
       );
+      this.seen = (await this.hubs()).map(({ machine, seen_at }) => ({ machine, seen_at }));
     } catch {
       // cos_health says the database is away; the next beat tries again.
     }
@@ -171,6 +177,7 @@ export class Team {
       listening: this.feed.listening,
       outbox: this.queue.length,
       dropped: this.dropped,
+      hubs: this.seen,
     };
   }
 

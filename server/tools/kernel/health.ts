@@ -62,6 +62,13 @@ export const HealthSchema = Type.Object(
             description: 'hook events and tool calls waiting to be written to the team',
           }),
           dropped: Type.Integer({ description: 'outbox entries dropped while the database stayed away' }),
+          hubs: Type.Array(
+            Type.Object({ machine: Type.String(), seen_at: Type.String({ format: 'date-time' }) }),
+            {
+              description:
+                "the team's hubs seen in the last minute, this one included (refreshed every 15 s)",
+            },
+          ),
         },
         { description: 'the team on PostgreSQL (COS_DATABASE_URL); absent when the hub runs alone' },
       ),
@@ -140,6 +147,7 @@ export const healthTool = defineTool({
       connections: t.pool,
       outbox: t.outbox,
       dropped: t.dropped,
+      hubs: t.hubs,
     };
     if (!fts5) problems.push('this SQLite build has no FTS5: search tools answer `unavailable`');
     return {

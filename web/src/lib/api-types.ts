@@ -1434,6 +1434,12 @@ export interface components {
                 outbox: number;
                 /** @description outbox entries dropped while the database stayed away */
                 dropped: number;
+                /** @description the team's hubs seen in the last minute, this one included (refreshed every 15 s) */
+                hubs: {
+                    machine: string;
+                    /** Format: date-time */
+                    seen_at: string;
+                }[];
             };
             problems: string[];
         };

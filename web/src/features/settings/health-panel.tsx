@@ -1,5 +1,6 @@
 import { useEffect } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
+import type { components } from '../../lib/api-types.ts';
 import { onModulesChanged } from '../../lib/modules.ts';
 import { useQuery } from '../../lib/use-query.ts';
 import { getHealth } from './api.ts';
@@ -14,6 +15,37 @@ function duration(seconds: number): string {
   if (seconds < 60) return `${seconds} s`;
   if (seconds < 3600) return `${Math.floor(seconds / 60)} min`;
   return `${Math.floor(seconds / 3600)} h ${Math.floor((seconds % 3600) / 60)} min`;
+}
+
+type TeamHealth = NonNullable<components['schemas']['Health']['team']>;
+
+/** The team on PostgreSQL: which team, this machine, the database and the machines online. */
+function TeamFacts({ team }: { team: TeamHealth }) {
+  return (
+    <>
+      <h3>Team</h3>
+      <dl className="facts" data-testid="team-facts">
+        <dt>Team</dt>
+        <dd>{team.team}</dd>
+        <dt>This machine</dt>
+        <dd>{team.machine}</dd>
+        <dt>Database</dt>
+        <dd>
+          <span className={`badge badge-${team.state === 'connected' ? 'ok' : 'degraded'}`}>
+            {team.state === 'connected'
+              ? '✓ connected'
+              : team.state === 'down'
+                ? '✗ unreachable'
+                : 'connecting'}
+          </span>{' '}
+          {team.database}, {team.connections.total} of {team.connections.max} connections
+          {team.outbox > 0 ? `, ${team.outbox} events waiting` : ''}
+        </dd>
+        <dt>Machines</dt>
+        <dd>{team.hubs.length > 0 ? team.hubs.map((h) => h.machine).join(', ') : team.machine}</dd>
+      </dl>
+    </>
+  );
 }
 
 export function HealthPanel() {
@@ -65,6 +97,7 @@ export function HealthPanel() {
               {state.value.data.database.fts5 ? '✓ FTS5 available' : '✗ FTS5 missing: search is unavailable'}
             </dd>
           </dl>
+          {state.value.data.team ? <TeamFacts team={state.value.data.team} /> : null}
           <details>
             <summary>Rows per table</summary>
             <table className="table">
