@@ -71,13 +71,20 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
     events,
     logger,
     threadsAtStart: deps.threadsAtStart,
+    team: deps.team,
     linkedCommits: async (key) => (await git.taskCommits(key, taskKeys(db).resolve)).commits.length,
   });
   const services = { board, memory, docs, supervise, git } as HubServices;
   const lifecycle: ServiceLifecycle[] = [
     {
       name: 'board',
-      start: () => board.start(),
+      // In a team, the team's records are read once the files are indexed (board/team-board.ts).
+      start: deps.team
+        ? async () => {
+            board.start();
+            await board.joinTeam();
+          }
+        : () => board.start(),
       release: () => board.releaseThreads(),
       close: () => board.close(),
     },

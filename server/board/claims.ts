@@ -4,15 +4,16 @@
 // processes the write lock and the re-run of the step keep two sessions from claiming one task.
 import { ToolError } from '../errors.ts';
 import { requireTaskId } from './ids.ts';
-import { type Actor, parseTaskId } from './model.ts';
+import { type Actor, parseTaskId, READY_LABEL } from './model.ts';
 import type { QualityGates } from './quality-gates.ts';
-import type { Reconciler } from './reconcile.ts';
+import type { Loaded, Reconciler } from './reconcile.ts';
 import type { BoardStore } from './store.ts';
 import { contentHash } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
+import { REFUSED, type TeamBoard } from './team-board.ts';
 import type { Transitions } from './transitions.ts';
 import type { TaskView } from './views.ts';
-import { nowIso, type Step, taskQueueKey, type WritePath } from './write-path.ts';
+import { nowIso, type Step, type TaskChangeFn, type WritePath } from './write-path.ts';
 
 export interface ClaimResult {
   claimed: boolean;
@@ -21,89 +22,167 @@ export interface ClaimResult {
 }
 
 const MAX_CLAIM_ATTEMPTS = 50;
+/** Tasks one claim tries in a team before it answers `transient` (each refused by another hub). */
+const MAX_TEAM_CLAIM_ATTEMPTS = 50;
 
 export interface ClaimsOptions {
   store: BoardStore;
   dir: TasksDir;
   writes: WritePath;
+  /** How a change of one task is written (through the team's record first, in a team). */
+  change: TaskChangeFn;
+  /** In a team: a claim is taken in the team's record first (team-board.ts). */
+  team?: TeamBoard | undefined;
   reconciler: Reconciler;
   transitions: Transitions;
   quality: QualityGates;
 }
 
-export function createClaims({ store, dir, writes, reconciler, transitions, quality }: ClaimsOptions) {
-  async function claimNext(
-    actor: Actor,
-    opts: {
-      swimlane?: string | undefined;
-      bypass_wip?: boolean | undefined;
-      reason?: string | undefined;
-    } = {},
-  ): Promise<ClaimResult> {
+type ClaimOptions = {
+  swimlane?: string | undefined;
+  bypass_wip?: boolean | undefined;
+  reason?: string | undefined;
+};
+
+export function createClaims({
+  store,
+  dir,
+  writes,
+  change,
+  team,
+  reconciler,
+  transitions,
+  quality,
+}: ClaimsOptions) {
+  /**
+   * The best ready task to claim, passing over `skip` (tasks the team refused this claim): its loaded
+   * file, or the answer when there is none. Tasks the definition of ready holds back (board.json
+   * "gates") are passed over, not refused, so one under-specified task does not stop the queue; they
+   * are named when nothing else is left.
+   */
+  function choose(swimlane: string | null, skip: readonly number[]): { done: ClaimResult } | { l: Loaded } {
+    const unready: number[] = [];
+    for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; ) {
+      const row = store.claimNext(swimlane, skip.length > 0 ? [...skip, ...unready] : unready);
+      if (row === undefined)
+        return {
+          done: {
+            claimed: false,
+            task: null,
+            message:
+              unready.length > 0
+                ? `no ready task meets the board's definition of ready (board.json "gates"): ${unready
+                    .slice(0, 10)
+                    .map(store.keyOf)
+                    .join(
+                      ', ',
+                    )}${unready.length > 10 ? ` and ${unready.length - 10} more` : ''} lack an Outcome or Acceptance criteria; add them (cos_task_edit), or move one with cos_task_move and bypass_gates`
+                : 'no ready task with all dependencies complete; label a task "ready" (cos_task_edit add_labels) to queue it',
+          },
+        };
+      const text = dir.read(row.path);
+      if (text === null || contentHash(text) !== row.content_hash) {
+        // Changed or deleted by hand since it was indexed: resync, then choose again with fresh facts.
+        if (text === null) reconciler.dropMissing(row);
+        else reconciler.indexText(row.path, text);
+        attempt++;
+        continue;
+      }
+      const l = reconciler.load(row.id);
+      if (quality.missing(l, 'in_progress', {}) !== null) {
+        unready.push(row.id);
+        continue;
+      }
+      return { l };
+    }
+    throw new ToolError('transient', 'the board kept changing while choosing a task; retry', {
+      retryable: true,
+    });
+  }
+
+  /** The claim of a loaded task: its move to in_progress under the claiming session. */
+  function claimPlan(l: Loaded, actor: Actor, opts: ClaimOptions, now: string): Step<ClaimResult> {
+    const reason = opts.bypass_wip ? opts.reason : 'claimed';
+    const plan = transitions.planMove(
+      l,
+      'in_progress',
+      { reason, bypass_wip: opts.bypass_wip },
+      actor,
+      true,
+      now,
+    );
+    return {
+      ...plan,
+      commit: (): ClaimResult => {
+        const change = plan.commit();
+        return {
+          claimed: true,
+          task: change.task,
+          message: `${change.task.id} is now in_progress for ${actor.agentSession}`,
+        };
+      },
+    };
+  }
+
+  async function claimNext(actor: Actor, opts: ClaimOptions = {}): Promise<ClaimResult> {
     if (!actor.agentSession)
       throw new ToolError(
         'validation',
         'agent_session is required to claim a task: pass the calling agent session id',
       );
-    const agentSession = actor.agentSession;
     const now = nowIso();
+    const swimlane = opts.swimlane ?? null;
+    if (team !== undefined) return claimThroughTeam(team, actor, opts, now);
     return writes.durableChange('claim', (): Step<ClaimResult> => {
-      // Queued tasks the definition of ready holds back (board.json "gates"): passed over, not refused,
-      // so one under-specified task does not stop the queue; named when nothing else is left.
-      const unready: number[] = [];
-      for (let attempt = 0; attempt < MAX_CLAIM_ATTEMPTS; ) {
-        const row = store.claimNext(opts.swimlane ?? null, unready);
-        if (row === undefined)
-          return {
-            done: {
-              claimed: false,
-              task: null,
-              message:
-                unready.length > 0
-                  ? `no ready task meets the board's definition of ready (board.json "gates"): ${unready
-                      .slice(0, 10)
-                      .map(store.keyOf)
-                      .join(
-                        ', ',
-                      )}${unready.length > 10 ? ` and ${unready.length - 10} more` : ''} lack an Outcome or Acceptance criteria; add them (cos_task_edit), or move one with cos_task_move and bypass_gates`
-                  : 'no ready task with all dependencies complete; label a task "ready" (cos_task_edit add_labels) to queue it',
-            },
-          };
-        const text = dir.read(row.path);
-        if (text === null || contentHash(text) !== row.content_hash) {
-          // Changed or deleted by hand since it was indexed: resync, then choose again with fresh facts.
-          if (text === null) reconciler.dropMissing(row);
-          else reconciler.indexText(row.path, text);
-          attempt++;
-          continue;
-        }
-        const l = reconciler.load(row.id);
-        if (quality.missing(l, 'in_progress', {}) !== null) {
-          unready.push(row.id);
-          continue;
-        }
-        const reason = opts.bypass_wip ? opts.reason : 'claimed';
-        const plan = transitions.planMove(
-          l,
-          'in_progress',
-          { reason, bypass_wip: opts.bypass_wip },
-          actor,
-          true,
-          now,
-        );
-        return {
-          ...plan,
-          commit: (): ClaimResult => {
-            const change = plan.commit();
-            return {
-              claimed: true,
-              task: change.task,
-              message: `${change.task.id} is now in_progress for ${agentSession}`,
-            };
+      const chosen = choose(swimlane, []);
+      return 'done' in chosen ? chosen : claimPlan(chosen.l, actor, opts, now);
+    });
+  }
+
+  /**
+   * A claim in a team: the task is chosen from this hub's index as alone, then taken in the team's
+   * record (one conditional statement); when another hub holds it, the record now known is shown here
+   * and the next task is chosen. One claim at a time in this process, so its claims do not all choose
+   * the same task.
+   */
+  function claimThroughTeam(
+    tb: TeamBoard,
+    actor: Actor,
+    opts: ClaimOptions,
+    now: string,
+  ): Promise<ClaimResult> {
+    const swimlane = opts.swimlane ?? null;
+    return tb.serial(async () => {
+      const passed: number[] = [];
+      for (let attempt = 0; attempt < MAX_TEAM_CLAIM_ATTEMPTS; attempt++) {
+        const chosen = writes.write(() => {
+          const c = choose(swimlane, passed);
+          return 'done' in c ? c : { id: c.l.id };
+        });
+        if ('done' in chosen) return chosen.done;
+        const { id } = chosen;
+        const out = await tb.attempt(
+          id,
+          (): Step<ClaimResult | null> => {
+            // The same task, still claimable as this hub shows it; else this claim chooses again.
+            const l = reconciler.load(id);
+            const f = l.doc.fields;
+            if (
+              (f.status !== 'icebox' && f.status !== 'emergency') ||
+              !f.labels.includes(READY_LABEL) ||
+              (swimlane !== null && f.swimlane !== swimlane) ||
+              store.unmetDeps(id) > 0 ||
+              quality.missing(l, 'in_progress', {}) !== null
+            )
+              return { done: null };
+            return claimPlan(l, actor, opts, now);
           },
-        };
+          actor.source,
+        );
+        if (out !== REFUSED && out !== null) return out;
+        passed.push(id);
       }
-      throw new ToolError('transient', 'the board kept changing while choosing a task; retry', {
+      throw new ToolError('transient', 'other machines kept taking the tasks this hub chose; retry', {
         retryable: true,
       });
     });
@@ -119,6 +198,8 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
     agent_session: string | null;
     started: string | null;
     paths: string[];
+    /** In a team: the machine whose record shows the task in progress (null without a team). */
+    machine: string | null;
   }[] {
     const out = [];
     for (const key of store.statusKeys('in_progress', 10_000)) {
@@ -149,6 +230,7 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
         agent_session: row.agent_session,
         started: row.started,
         paths,
+        machine: row.machine,
       });
     }
     return out;
@@ -167,17 +249,21 @@ export function createClaims({ store, dir, writes, reconciler, transitions, qual
   ): Promise<TaskView | null> {
     const id = requireTaskId(idText);
     const now = nowIso();
-    return writes.durableChange(taskQueueKey(id), (): Step<TaskView | null> => {
-      const l = reconciler.load(id);
-      if (l.doc.fields.status !== 'in_progress' || l.doc.fields.agent_session !== claimant)
-        return { done: null };
-      const claimedFrom = [...store.events(id, 0, 10_000)]
-        .reverse()
-        .find((e) => e.to_status === 'in_progress')?.from_status;
-      const back = claimedFrom === 'emergency' ? 'emergency' : 'icebox';
-      const plan = transitions.planMove(l, back, { reason, release: true }, actor, false, now);
-      return { ...plan, commit: () => plan.commit().task };
-    });
+    return change(
+      id,
+      (): Step<TaskView | null> => {
+        const l = reconciler.load(id);
+        if (l.doc.fields.status !== 'in_progress' || l.doc.fields.agent_session !== claimant)
+          return { done: null };
+        const claimedFrom = [...store.events(id, 0, 10_000)]
+          .reverse()
+          .find((e) => e.to_status === 'in_progress')?.from_status;
+        const back = claimedFrom === 'emergency' ? 'emergency' : 'icebox';
+        const plan = transitions.planMove(l, back, { reason, release: true }, actor, false, now);
+        return { ...plan, commit: () => plan.commit().task };
+      },
+      actor,
+    );
   }
 
   /** The in-progress task an agent session holds (presence shows it), or null. */

@@ -25,13 +25,15 @@ import {
   workLogLine,
 } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
+import type { TeamBoard } from './team-board.ts';
 import { type TaskChange, toView } from './views.ts';
 import type { Wip } from './wip.ts';
 import {
   checkVersion,
+  type FilePlan,
   nowIso,
   type Step,
-  taskQueueKey,
+  type TaskChangeFn,
   type WriteOptions,
   type WritePath,
 } from './write-path.ts';
@@ -86,10 +88,14 @@ export interface EditsOptions {
   reconciler: Reconciler;
   wip: Wip;
   parseTask: (text: string, fileName: string) => ParseResult;
+  /** How a change of one task is written (through the team's record first, in a team). */
+  change: TaskChangeFn;
+  /** In a team: a new task's id is reserved there first, so two machines never create one TASK-n. */
+  team?: TeamBoard | undefined;
 }
 
-export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: EditsOptions) {
-  const { announce, durableChange, rewrite } = writes;
+export function createEdits({ store, dir, writes, reconciler, wip, parseTask, change, team }: EditsOptions) {
+  const { announce, durableChange, rewrite, machineOf } = writes;
 
   /** Dependencies as the keys of the tasks they name (`TASK-046` for `46`), checked to exist, no cycle. */
   function normaliseDeps(self: { id: number; key: string } | null, deps: string[]): string[] {
@@ -139,15 +145,21 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
     const status = input.status ?? 'icebox';
     const now = nowIso();
     const slug = slugify(title);
-    /** Allocated once the first step has validated the input; a crash after that leaves a gap. */
-    let id = 0;
-    // No queue: ids come from the index's counter, so concurrent creates never share one.
-    return durableChange(null, () => {
+
+    /** What the input says, checked against the board as it is now (throws what is wrong with it). */
+    const checked = () => {
       const labels = cleanList([...(input.labels ?? []), ...(input.ready ? [READY_LABEL] : [])]);
       const deps = normaliseDeps(null, input.depends_on ?? []);
       const gate = status === 'emergency' ? wip.gate(status, input, actor) : null;
-      if (id === 0) id = store.allocateId();
-      const taskId = id;
+      return { labels, deps, gate };
+    };
+
+    /** The new file of task `taskId`; `taken` is told when a file by its name turns out to exist. */
+    const plan = (
+      taskId: number,
+      { labels, deps, gate }: ReturnType<typeof checked>,
+      taken: () => void,
+    ): FilePlan<TaskChange> => {
       // New tasks follow the board's own spelling: TASK-054 on a board padded to three digits.
       const key = formatTaskKey(taskId, store.padWidth());
       const name = taskFileName(key, slug);
@@ -186,9 +198,7 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
         text,
         create: true,
         // A file by that name exists without being indexed yet (dropped in by hand): take the next id.
-        taken: () => {
-          id = store.allocateId();
-        },
+        taken,
         commit: () => {
           gate?.record(taskId);
           store.upsert(fields, name, text.slice(parsed.doc.bodyStart), contentHash(text));
@@ -207,7 +217,7 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
             { reason: input.reason ?? null, detail: gate?.bypassed ? { wip_bypassed: true } : undefined },
           );
           return {
-            task: toView(fields, sections, dir.repoPath(name), parsed.doc),
+            task: toView(fields, sections, dir.repoPath(name), parsed.doc, machineOf(taskId)),
             old_status: null,
             new_status: status,
             changed: [],
@@ -215,6 +225,28 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
           };
         },
       };
+    };
+
+    if (team !== undefined) {
+      // The input is checked first, so a refused create takes no id from the team.
+      writes.write(checked);
+      return team.create(title, status, (taskId) => {
+        let taken = false;
+        return durableChange<TaskChange | null>(null, () =>
+          taken ? { done: null } : plan(taskId, checked(), () => (taken = true)),
+        );
+      });
+    }
+
+    /** Allocated once the first step has validated the input; a crash after that leaves a gap. */
+    let id = 0;
+    // No queue: ids come from the index's counter, so concurrent creates never share one.
+    return durableChange(null, () => {
+      const input = checked();
+      if (id === 0) id = store.allocateId();
+      return plan(id, input, () => {
+        id = store.allocateId();
+      });
     });
   }
 
@@ -225,73 +257,77 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
     actor: Actor,
   ): Promise<TaskChange> {
     const id = requireTaskId(idText);
-    return durableChange(taskQueueKey(id), (): Step<TaskChange> => {
-      const l = reconciler.load(id);
-      checkVersion(l.doc, opts.expected_version);
-      const f = l.doc.fields;
-      const next: TaskFields = { ...f };
-      if (patch.title !== undefined) {
-        if (patch.title.trim() === '') throw new ToolError('validation', 'title cannot be empty');
-        next.title = patch.title.trim();
-      }
-      if (patch.kind !== undefined) next.kind = patch.kind;
-      if (patch.priority !== undefined) next.priority = patch.priority;
-      if (patch.appetite !== undefined) next.appetite = emptyToNull(patch.appetite);
-      if (patch.swimlane !== undefined) next.swimlane = emptyToNull(patch.swimlane);
-      if (patch.epic !== undefined) next.epic = emptyToNull(patch.epic);
-      if (patch.agent_session !== undefined) next.agent_session = emptyToNull(patch.agent_session);
-      let labels = patch.labels !== undefined ? cleanList(patch.labels) : [...f.labels];
-      if (patch.add_labels) labels = cleanList([...labels, ...patch.add_labels]);
-      if (patch.remove_labels) labels = labels.filter((x) => !patch.remove_labels?.includes(x));
-      next.labels = labels;
-      if (patch.depends_on !== undefined) next.depends_on = normaliseDeps(f, patch.depends_on);
-      if (patch.blocked_by !== undefined) next.blocked_by = cleanList(patch.blocked_by);
-      if (patch.references !== undefined) next.references = cleanList(patch.references);
-      const sections: TaskSections = { ...l.doc.sections };
-      if (patch.outcome !== undefined) sections.outcome = cleanSection(patch.outcome);
-      if (patch.read_first !== undefined) sections.read_first = cleanSection(patch.read_first);
-      if (patch.acceptance !== undefined) sections.acceptance = cleanSection(patch.acceptance);
-      const changed: string[] = [];
-      for (const k of Object.keys(next) as (keyof TaskFields)[]) {
-        if (JSON.stringify(next[k]) !== JSON.stringify(f[k])) changed.push(k);
-      }
-      for (const k of ['outcome', 'read_first', 'acceptance'] as const)
-        if (sections[k] !== l.doc.sections[k]) changed.push(k);
-      if (changed.length === 0)
-        return {
-          done: {
-            task: toView(f, l.doc.sections, dir.repoPath(l.name), l.doc),
+    return change(
+      id,
+      (): Step<TaskChange> => {
+        const l = reconciler.load(id);
+        checkVersion(l.doc, opts.expected_version);
+        const f = l.doc.fields;
+        const next: TaskFields = { ...f };
+        if (patch.title !== undefined) {
+          if (patch.title.trim() === '') throw new ToolError('validation', 'title cannot be empty');
+          next.title = patch.title.trim();
+        }
+        if (patch.kind !== undefined) next.kind = patch.kind;
+        if (patch.priority !== undefined) next.priority = patch.priority;
+        if (patch.appetite !== undefined) next.appetite = emptyToNull(patch.appetite);
+        if (patch.swimlane !== undefined) next.swimlane = emptyToNull(patch.swimlane);
+        if (patch.epic !== undefined) next.epic = emptyToNull(patch.epic);
+        if (patch.agent_session !== undefined) next.agent_session = emptyToNull(patch.agent_session);
+        let labels = patch.labels !== undefined ? cleanList(patch.labels) : [...f.labels];
+        if (patch.add_labels) labels = cleanList([...labels, ...patch.add_labels]);
+        if (patch.remove_labels) labels = labels.filter((x) => !patch.remove_labels?.includes(x));
+        next.labels = labels;
+        if (patch.depends_on !== undefined) next.depends_on = normaliseDeps(f, patch.depends_on);
+        if (patch.blocked_by !== undefined) next.blocked_by = cleanList(patch.blocked_by);
+        if (patch.references !== undefined) next.references = cleanList(patch.references);
+        const sections: TaskSections = { ...l.doc.sections };
+        if (patch.outcome !== undefined) sections.outcome = cleanSection(patch.outcome);
+        if (patch.read_first !== undefined) sections.read_first = cleanSection(patch.read_first);
+        if (patch.acceptance !== undefined) sections.acceptance = cleanSection(patch.acceptance);
+        const changed: string[] = [];
+        for (const k of Object.keys(next) as (keyof TaskFields)[]) {
+          if (JSON.stringify(next[k]) !== JSON.stringify(f[k])) changed.push(k);
+        }
+        for (const k of ['outcome', 'read_first', 'acceptance'] as const)
+          if (sections[k] !== l.doc.sections[k]) changed.push(k);
+        if (changed.length === 0)
+          return {
+            done: {
+              task: toView(f, l.doc.sections, dir.repoPath(l.name), l.doc, machineOf(id)),
+              old_status: f.status,
+              new_status: f.status,
+              changed,
+              wip_bypassed: false,
+            },
+          };
+        next.version = f.version + 1;
+        return rewrite(l, next, sections, (doc) => {
+          announce(
+            id,
+            {
+              task_id: f.key,
+              change: 'edited',
+              old_status: f.status,
+              new_status: f.status,
+              agent_session: actor.agentSession ?? null,
+              source: actor.source,
+              version: next.version,
+            },
+            'edit',
+            { detail: { changed } },
+          );
+          return {
+            task: toView(doc.fields, doc.sections, dir.repoPath(l.name), doc, machineOf(id)),
             old_status: f.status,
             new_status: f.status,
             changed,
             wip_bypassed: false,
-          },
-        };
-      next.version = f.version + 1;
-      return rewrite(l, next, sections, (doc) => {
-        announce(
-          id,
-          {
-            task_id: f.key,
-            change: 'edited',
-            old_status: f.status,
-            new_status: f.status,
-            agent_session: actor.agentSession ?? null,
-            source: actor.source,
-            version: next.version,
-          },
-          'edit',
-          { detail: { changed } },
-        );
-        return {
-          task: toView(doc.fields, doc.sections, dir.repoPath(l.name), doc),
-          old_status: f.status,
-          new_status: f.status,
-          changed,
-          wip_bypassed: false,
-        };
-      });
-    });
+          };
+        });
+      },
+      actor,
+    );
   }
 
   async function appendWorkLog(
@@ -304,35 +340,39 @@ export function createEdits({ store, dir, writes, reconciler, wip, parseTask }: 
     if (text.trim() === '')
       throw new ToolError('validation', 'text is empty; say what was done, found or decided');
     const line = workLogLine(text, actor, nowIso());
-    return durableChange(taskQueueKey(id), () => {
-      const l = reconciler.load(id);
-      checkVersion(l.doc, opts.expected_version);
-      const f = l.doc.fields;
-      const fields = { ...f, version: f.version + 1 };
-      return rewrite(l, fields, appendLog(l.doc.sections, line), (doc) => {
-        announce(
-          id,
-          {
-            task_id: f.key,
-            change: 'work_log',
+    return change(
+      id,
+      () => {
+        const l = reconciler.load(id);
+        checkVersion(l.doc, opts.expected_version);
+        const f = l.doc.fields;
+        const fields = { ...f, version: f.version + 1 };
+        return rewrite(l, fields, appendLog(l.doc.sections, line), (doc) => {
+          announce(
+            id,
+            {
+              task_id: f.key,
+              change: 'work_log',
+              old_status: f.status,
+              new_status: f.status,
+              agent_session: actor.agentSession ?? null,
+              source: actor.source,
+              version: fields.version,
+            },
+            'work_log',
+            { detail: { text: text.trim() } },
+          );
+          return {
+            task: toView(doc.fields, doc.sections, dir.repoPath(l.name), doc, machineOf(id)),
             old_status: f.status,
             new_status: f.status,
-            agent_session: actor.agentSession ?? null,
-            source: actor.source,
-            version: fields.version,
-          },
-          'work_log',
-          { detail: { text: text.trim() } },
-        );
-        return {
-          task: toView(doc.fields, doc.sections, dir.repoPath(l.name), doc),
-          old_status: f.status,
-          new_status: f.status,
-          changed: ['work_log'],
-          wip_bypassed: false,
-        };
-      });
-    });
+            changed: ['work_log'],
+            wip_bypassed: false,
+          };
+        });
+      },
+      actor,
+    );
   }
 
   return { create, edit, appendWorkLog };

@@ -6,9 +6,9 @@ import type { BoardSettings } from './board-config.ts';
 import { type CursorPosition, combinedCursor, decodeCursor, encodeCursor } from './cursor.ts';
 import { requireTaskId, taskNotFound } from './ids.ts';
 import { COLUMN_ORDER, parseTaskId, READY_LABEL, type Status, TRANSITIONS } from './model.ts';
-import type { Reconciler } from './reconcile.ts';
+import { type Reconciler, shownDoc } from './reconcile.ts';
 import type { BoardFilters, BoardStore, EventRow, TaskRow } from './store.ts';
-import { contentHash, type ParseResult, withVersion } from './task-file.ts';
+import { contentHash, type ParseResult } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
 import { MAX_PAGE, rowToCard, type TaskCard, type TaskView, toView } from './views.ts';
 import type { Wip, WipColumn } from './wip.ts';
@@ -93,13 +93,13 @@ export function createReads({
     if (row !== undefined && text !== null && contentHash(text) === row.content_hash) {
       const parsed = parseTask(text, row.path);
       if (parsed.ok) {
-        const doc = withVersion(parsed.doc, row.version);
-        return toView(doc.fields, doc.sections, dir.repoPath(row.path), doc);
+        const doc = shownDoc(parsed.doc, row);
+        return toView(doc.fields, doc.sections, dir.repoPath(row.path), doc, row.machine);
       }
     }
     return writes.write(() => {
       const l = reconciler.load(id);
-      return toView(l.doc.fields, l.doc.sections, dir.repoPath(l.name), l.doc);
+      return toView(l.doc.fields, l.doc.sections, dir.repoPath(l.name), l.doc, writes.machineOf(id));
     });
   }
 

@@ -6,7 +6,7 @@ import type { Logger } from 'pino';
 import { ToolError } from '../errors.ts';
 import { taskNotFound } from './ids.ts';
 import { fileNameKey, taskKey } from './model.ts';
-import type { BoardStore } from './store.ts';
+import type { BoardStore, TaskRow } from './store.ts';
 import { contentHash, type ParseResult, type TaskDocument, withVersion } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
 import type { WritePath } from './write-path.ts';
@@ -28,6 +28,20 @@ export interface Loaded {
   id: number;
   name: string;
   doc: TaskDocument;
+}
+
+/**
+ * The document as the board shows it: the file's, with its index version, and in a team the newer
+ * record's status, holder and version over it (the file's own fields kept for rewrites to compare with).
+ */
+export function shownDoc(doc: TaskDocument, row: TaskRow): TaskDocument {
+  const own = withVersion(doc, row.file_version ?? row.version);
+  if (row.file_version === null) return own;
+  return {
+    ...own,
+    fields: { ...own.fields, status: row.status, agent_session: row.agent_session, version: row.version },
+    fileFields: own.fields,
+  };
 }
 
 type IndexOutcome = 'added' | 'updated' | 'unchanged' | 'error' | 'not_task';
@@ -101,11 +115,17 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
       ? parsed.doc.fields
       : {
           ...parsed.doc.fields,
-          version: before !== undefined && before.id === parsed.doc.fields.id ? before.version + 1 : 1,
+          version:
+            before !== undefined && before.id === parsed.doc.fields.id
+              ? store.fileState(before).version + 1
+              : 1,
         };
     if (before !== undefined && before.id !== fields.id) store.remove(before.id);
     store.upsert(fields, name, text.slice(parsed.doc.bodyStart), hash);
     store.clearParseError(name);
+    // In a team the row may show a newer record than the file: the change is what the board now shows.
+    const shown = store.teamOverlay ? store.get(fields.id) : undefined;
+    const status = shown?.status ?? fields.status;
     if (!opts.quiet)
       announce(
         fields.id,
@@ -113,12 +133,12 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
           task_id: fields.key,
           change: 'file',
           old_status: before?.status ?? null,
-          new_status: fields.status,
-          agent_session: fields.agent_session,
+          new_status: status,
+          agent_session: shown ? shown.agent_session : fields.agent_session,
           source: 'file',
-          version: fields.version,
+          version: shown?.version ?? fields.version,
         },
-        before === undefined ? 'created' : before.status !== fields.status ? 'status' : 'file',
+        before === undefined ? 'created' : before.status !== status ? 'status' : 'file',
         { detail: { path: dir.repoPath(name) } },
       );
     return before === undefined ? 'added' : 'updated';
@@ -258,7 +278,7 @@ export function createReconciler({ store, dir, writes, parseTask, log }: Reconci
     if (!parsed.ok) throw new Error('unreachable: indexed file does not parse');
     const row = store.get(id);
     if (row === undefined) throw taskNotFound(id);
-    return { id, name, doc: withVersion(parsed.doc, row.version) };
+    return { id, name, doc: shownDoc(parsed.doc, row) };
   }
 
   return { indexText, dropMissing, syncName, reconcile, load };

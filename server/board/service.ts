@@ -13,6 +13,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
+import type { Team } from '../team/team.ts';
 import { boardSettingsLoader } from './board-config.ts';
 import { createClaims } from './claims.ts';
 import { createEdits } from './edits.ts';
@@ -25,10 +26,11 @@ import { type BoardStore, createBoardStore } from './store.ts';
 import { parseCache } from './task-file.ts';
 import { taskKeys } from './task-keys.ts';
 import { openTasksDir } from './tasks-dir.ts';
+import { createTeamBoard } from './team-board.ts';
 import { createTransitions } from './transitions.ts';
 import { createWatcher } from './watch.ts';
 import { createWip } from './wip.ts';
-import { createWritePath } from './write-path.ts';
+import { createWritePath, type TaskChangeFn, taskQueueKey } from './write-path.ts';
 
 export interface BoardServiceOptions {
   config: Config;
@@ -47,6 +49,8 @@ export interface BoardServiceOptions {
   threadsAtStart?: boolean;
   /** How many commits name a task (its board key): the definition of done's commit gate asks it. */
   linkedCommits?: (key: string) => Promise<number>;
+  /** The team on PostgreSQL (COS_DATABASE_URL): claims and moves go through its records first. */
+  team?: Team | undefined;
 }
 
 export type BoardService = ReturnType<typeof createBoardService>;
@@ -67,7 +71,24 @@ export function createBoardService(options: BoardServiceOptions) {
   const files = new FileWriter(dir.path, { syncDir: options.durable ?? true });
   const parseTask = parseCache();
 
-  const writes = createWritePath({ db, events, store, files, tasksDir: dir.path, parseTask });
+  const writes = createWritePath({
+    db,
+    events,
+    store,
+    files,
+    tasksDir: dir.path,
+    parseTask,
+    machine: options.team?.machine,
+  });
+  // In a team every change of a task's state is the team record's first (team-board.ts); alone, the
+  // durable write path is all there is, exactly as before.
+  const team = options.team
+    ? createTeamBoard({ team: options.team, store, writes, log: log.child({ scope: 'team-board' }) })
+    : undefined;
+  store.setOverlay(team?.overlay);
+  const change: TaskChangeFn = team
+    ? (id, step, actor) => team.change(id, step, actor.source)
+    : (id, step) => writes.durableChange(taskQueueKey(id), step);
   const reconciler = createReconciler({ store, dir, writes, parseTask, log });
   const watcher = createWatcher({
     dir,
@@ -78,28 +99,39 @@ export function createBoardService(options: BoardServiceOptions) {
     rescanMs: options.rescanMs ?? 60_000,
   });
   const wip = createWip({ store, settings, log });
-  const edits = createEdits({ store, dir, writes, reconciler, wip, parseTask });
+  const edits = createEdits({ store, dir, writes, reconciler, wip, parseTask, change, team });
   const quality = createQualityGates({ store, settings: () => settings().gates, log });
   const transitions = createTransitions({
     dir,
     writes,
+    change,
     reconciler,
     wip,
     quality,
     linkedCommits: linkedCommits && ((id: number) => linkedCommits(store.keyOf(id))),
     gateSettings: () => settings().gates,
   });
-  const claims = createClaims({ store, dir, writes, reconciler, transitions, quality });
+  const claims = createClaims({ store, dir, writes, change, team, reconciler, transitions, quality });
   const reads = createReads({ repo: config.repo, store, dir, settings, writes, reconciler, wip, parseTask });
 
   return {
     start(): ReconcileReport {
       if (options.threadsAtStart !== false) files.start();
+      // A hub that ran in a team and starts alone shows its files again, not the team's last records.
+      if (team === undefined && store.teamRows().length > 0) writes.write(() => store.clearTeam());
       const report = reconciler.reconcile();
       if (options.watch !== false) watcher.start();
       return report;
     },
+    /**
+     * In a team: reads the team's records and shows them over the files. Resolves after the first try
+     * (a database away at start is retried in the background); nothing to do without a team.
+     */
+    async joinTeam(): Promise<void> {
+      await team?.load();
+    },
     close(): void {
+      team?.close();
       files.close();
       watcher.close();
     },
@@ -129,6 +161,8 @@ export function createBoardService(options: BoardServiceOptions) {
     parseErrors: reads.parseErrors,
     settings,
     store,
+    /** The board's side of the team (absent without one): its records, for tests and diagnostics. */
+    team,
     /** A number or any spelling of an id → the task's key as its file writes it (task-keys.ts). */
     keys: taskKeys(db),
     /** Repo-relative path of a file in the tasks directory (for messages). */

@@ -41,7 +41,33 @@ export interface TaskRow {
   body: string;
   content_hash: string;
   indexed_at: string;
+  /** In a team: the machine whose record of the task the row shows; null without one. */
+  machine: string | null;
+  /** The file's own status, holder and version while a newer team record shows instead (else null). */
+  file_status: Status | null;
+  file_agent_session: string | null;
+  file_version: number | null;
 }
+
+/** What a row shows of a task whose file says `file`: the file's state, or a newer team record's. */
+export interface Effective {
+  status: Status;
+  agent_session: string | null;
+  version: number;
+  machine: string | null;
+  /** True when the row shows a team record over the file (the file's values are kept in file_*). */
+  overlaid: boolean;
+}
+
+/** A task's state as its file (or the index, for another tool's version line) gives it. */
+export interface FileState {
+  status: Status;
+  agent_session: string | null;
+  version: number;
+}
+
+/** How a hub in a team decides what a row shows (team-board.ts); absent when the hub runs alone. */
+export type Overlay = (id: number, file: FileState) => Effective;
 
 export interface BoardFilters {
   kind?: string | undefined;
@@ -119,17 +145,32 @@ export function createBoardStore(db: Db) {
     upsert: db.prepare(`
       INSERT INTO tasks (id, key, path, title, status, kind, priority, priority_rank, appetite, swimlane, epic, labels,
         created, started, completed, agent_session, depends_on, blocked_by, refs, version, ready, body,
-        content_hash, indexed_at)
+        content_hash, indexed_at, machine, file_status, file_agent_session, file_version)
       VALUES (@id, @key, @path, @title, @status, @kind, @priority, @priority_rank, @appetite, @swimlane, @epic, @labels,
         @created, @started, @completed, @agent_session, @depends_on, @blocked_by, @refs, @version, @ready, @body,
-        @content_hash, @indexed_at)
+        @content_hash, @indexed_at, @machine, @file_status, @file_agent_session, @file_version)
       ON CONFLICT (id) DO UPDATE SET key = excluded.key, path = excluded.path, title = excluded.title, status = excluded.status,
         kind = excluded.kind, priority = excluded.priority, priority_rank = excluded.priority_rank,
         appetite = excluded.appetite, swimlane = excluded.swimlane, epic = excluded.epic, labels = excluded.labels,
         created = excluded.created, started = excluded.started, completed = excluded.completed,
         agent_session = excluded.agent_session, depends_on = excluded.depends_on, blocked_by = excluded.blocked_by,
         refs = excluded.refs, version = excluded.version, ready = excluded.ready, body = excluded.body,
-        content_hash = excluded.content_hash, indexed_at = excluded.indexed_at`),
+        content_hash = excluded.content_hash, indexed_at = excluded.indexed_at, machine = excluded.machine,
+        file_status = excluded.file_status, file_agent_session = excluded.file_agent_session,
+        file_version = excluded.file_version`),
+    setEffective: db.prepare(`
+      UPDATE tasks SET status = @status, agent_session = @agent_session, version = @version, machine = @machine,
+        file_status = @file_status, file_agent_session = @file_agent_session, file_version = @file_version
+      WHERE id = @id`),
+    teamRows: db.prepare<[], { id: number }>(
+      'SELECT id FROM tasks INDEXED BY tasks_team WHERE machine IS NOT NULL OR file_version IS NOT NULL',
+    ),
+    clearTeam: db.prepare(`
+      UPDATE tasks INDEXED BY tasks_team SET status = coalesce(file_status, status),
+        agent_session = CASE WHEN file_version IS NULL THEN agent_session ELSE file_agent_session END,
+        version = coalesce(file_version, version), machine = NULL, file_status = NULL,
+        file_agent_session = NULL, file_version = NULL
+      WHERE machine IS NOT NULL OR file_version IS NOT NULL`),
     deleteLabels: db.prepare<[number]>('DELETE FROM task_labels WHERE task_id = ?'),
     insertLabel: db.prepare<[number, string]>(
       'INSERT OR IGNORE INTO task_labels (task_id, label) VALUES (?, ?)',
@@ -213,6 +254,7 @@ export function createBoardStore(db: Db) {
     raiseCounter: db.prepare<[number]>(
       'UPDATE task_id_counter SET next_id = max(next_id, ?) WHERE singleton = 1',
     ),
+    peekId: db.prepare<[], { next_id: number }>('SELECT next_id FROM task_id_counter WHERE singleton = 1'),
     maxId: db.prepare<[], { m: number | null }>('SELECT max(id) AS m FROM tasks'),
     total: db.prepare<[], { n: number }>('SELECT count(*) AS n FROM tasks'),
     claimedBy: db.prepare<[string], { id: number; key: string; title: string }>(
@@ -230,17 +272,86 @@ export function createBoardStore(db: Db) {
     label: f.label ?? null,
   });
 
+  let overlay: Overlay | undefined;
+
+  /** The state a row of a file in state `file` shows: the file's, or (in a team) a newer record's. */
+  const effective = (id: number, file: FileState): Effective =>
+    overlay?.(id, file) ?? { ...file, machine: null, overlaid: false };
+
+  const fileState = (row: TaskRow): FileState =>
+    row.file_version === null
+      ? { status: row.status, agent_session: row.agent_session, version: row.version }
+      : {
+          status: row.file_status ?? row.status,
+          agent_session: row.file_agent_session,
+          version: row.file_version,
+        };
+
   return {
     db,
     get: (id: number): TaskRow | undefined => s.get.get(id),
     getByPath: (path: string): TaskRow | undefined => s.getByPath.get(path),
+    /** In a team: what rows show over their files from now on (every upsert and reapply asks it). */
+    setOverlay(fn: Overlay | undefined): void {
+      overlay = fn;
+    },
+    get teamOverlay(): boolean {
+      return overlay !== undefined;
+    },
+    /** The file's own state of an indexed task (what the row shows when no team record is newer). */
+    fileState,
+    /**
+     * Re-derives what task `id`'s row shows from its file's state and the overlay (a team record came);
+     * returns the row before and after when that changed, else undefined.
+     */
+    reapply(id: number): { before: TaskRow; after: TaskRow } | undefined {
+      const before = s.get.get(id);
+      if (before === undefined) return undefined;
+      const file = fileState(before);
+      const e = effective(id, file);
+      const after: TaskRow = {
+        ...before,
+        status: e.status,
+        agent_session: e.agent_session,
+        version: e.version,
+        machine: e.machine,
+        file_status: e.overlaid ? file.status : null,
+        file_agent_session: e.overlaid ? file.agent_session : null,
+        file_version: e.overlaid ? file.version : null,
+      };
+      if (
+        after.status === before.status &&
+        after.agent_session === before.agent_session &&
+        after.version === before.version &&
+        after.machine === before.machine &&
+        after.file_version === before.file_version
+      )
+        return undefined;
+      s.setEffective.run({
+        id,
+        status: after.status,
+        agent_session: after.agent_session,
+        version: after.version,
+        machine: after.machine,
+        file_status: after.file_status,
+        file_agent_session: after.file_agent_session,
+        file_version: after.file_version,
+      });
+      return { before, after };
+    },
+    /** Ids of the rows a team record touches (shown over the file, or naming a machine). */
+    teamRows: (): number[] => s.teamRows.all().map((r) => r.id),
+    /** Every row back to what its file says (a hub started without the team it had). */
+    clearTeam: (): number => s.clearTeam.run().changes,
     upsert(fields: TaskFields, path: string, body: string, hash: string): void {
+      const file = { status: fields.status, agent_session: fields.agent_session, version: fields.version };
+      const e = effective(fields.id, file);
       s.upsert.run({
         id: fields.id,
         key: fields.key,
         path,
         title: fields.title,
-        status: fields.status,
+        status: e.status,
         kind: fields.kind,
         priority: fields.priority,
         priority_rank: priorityRank(fields.priority),
@@ -251,15 +362,19 @@ export function createBoardStore(db: Db) {
         created: fields.created,
         started: fields.started,
         completed: fields.completed,
-        agent_session: fields.agent_session,
+        agent_session: e.agent_session,
         depends_on: JSON.stringify(fields.depends_on),
         blocked_by: JSON.stringify(fields.blocked_by),
         refs: JSON.stringify(fields.references),
-        version: fields.version,
+        version: e.version,
         ready: fields.labels.includes(READY_LABEL) ? 1 : 0,
         body: searchableBody(body),
         content_hash: hash,
         indexed_at: now(),
+        machine: e.machine,
+        file_status: e.overlaid ? file.status : null,
+        file_agent_session: e.overlaid ? file.agent_session : null,
+        file_version: e.overlaid ? file.version : null,
       });
       s.deleteLabels.run(fields.id);
       for (const l of fields.labels) s.insertLabel.run(fields.id, l);
@@ -333,6 +448,8 @@ export function createBoardStore(db: Db) {
     raiseCounter: (min: number): void => {
       s.raiseCounter.run(min);
     },
+    /** The id the next create would take here (not taken: a team reserves it first, team-board.ts). */
+    peekId: (): number => s.peekId.get()?.next_id ?? 1,
     maxId: (): number => s.maxId.get()?.m ?? 0,
     total: (): number => s.total.get()?.n ?? 0,
     /** The key of task `id` as its file writes it (one helper for every reader: task-keys.ts). */

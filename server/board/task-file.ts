@@ -60,6 +60,12 @@ export interface TaskDocument {
   keys: KeySpan[];
   bodyStart: number;
   sectionSpans: SectionSpan[];
+  /**
+   * The fields as the file writes them, when `fields` shows a newer team record instead (a hub in a
+   * team, server/board/team-board.ts): a rewrite compares with these, so the record's status reaches
+   * the file.
+   */
+  fileFields?: TaskFields;
 }
 
 /** `notTask`: a markdown file with no front matter and no id in its name (a README): not a task at all. */
@@ -418,8 +424,9 @@ export function renderTask(doc: TaskDocument, fields: TaskFields, sections: Task
   const edits: { start: number; end: number; insert: string }[] = [];
 
   const missing: string[] = [];
+  const written = doc.fileFields ?? doc.fields;
   for (const key of FIELD_ORDER) {
-    if (sameValue(doc.fields[key], fields[key])) continue;
+    if (sameValue(written[key], fields[key])) continue;
     // Another tool's `version` line is theirs: the hub's version of such a task lives in the index.
     if (key === 'version' && !doc.ownsVersion) continue;
     const span = doc.keys.find((k) => k.key === key);

@@ -21,7 +21,7 @@ import {
   checkVersion,
   type FilePlan,
   nowIso,
-  taskQueueKey,
+  type TaskChangeFn,
   type WriteOptions,
   type WritePath,
 } from './write-path.ts';
@@ -38,6 +38,8 @@ export interface MoveOptions extends WriteOptions, BypassOptions, GateOptions {
 export interface TransitionsOptions {
   dir: TasksDir;
   writes: WritePath;
+  /** How a change of one task is written (through the team's record first, in a team). */
+  change: TaskChangeFn;
   reconciler: Reconciler;
   wip: Wip;
   quality: QualityGates;
@@ -51,6 +53,7 @@ export type Transitions = ReturnType<typeof createTransitions>;
 export function createTransitions({
   dir,
   writes,
+  change,
   reconciler,
   wip,
   quality,
@@ -145,7 +148,7 @@ export function createTransitions({
         },
       );
       return {
-        task: toView(doc.fields, doc.sections, dir.repoPath(l.name), doc),
+        task: toView(doc.fields, doc.sections, dir.repoPath(l.name), doc, writes.machineOf(l.id)),
         old_status: from,
         new_status: to,
         changed: ['status'],
@@ -161,11 +164,15 @@ export function createTransitions({
     let counted = opts;
     if (to === 'complete' && gateSettings().done_needs_commit && linkedCommits)
       counted = { ...opts, linked_commits: await linkedCommits(id).catch(() => 0) };
-    return writes.durableChange(taskQueueKey(id), () => {
-      const l = reconciler.load(id);
-      checkVersion(l.doc, opts.expected_version);
-      return planMove(l, to, counted, actor, false, now);
-    });
+    return change(
+      id,
+      () => {
+        const l = reconciler.load(id);
+        checkVersion(l.doc, opts.expected_version);
+        return planMove(l, to, counted, actor, false, now);
+      },
+      actor,
+    );
   }
 
   return { planMove, move };

@@ -21,6 +21,8 @@ export interface TaskCard {
   agent_session?: string;
   depends_on?: string[];
   version: number;
+  /** In a team: the machine whose record the board shows (who holds the task, or moved it last). */
+  machine?: string;
 }
 
 export interface TaskView extends Omit<TaskCard, 'depends_on'> {
@@ -65,6 +67,7 @@ export function rowToCard(row: TaskRow): TaskCard {
   if (row.agent_session !== null) card.agent_session = row.agent_session;
   const deps = parseList(row.depends_on);
   if (deps.length > 0) card.depends_on = deps;
+  if (row.machine !== null) card.machine = row.machine;
   return card;
 }
 
@@ -85,15 +88,17 @@ function cardFromFields(f: TaskFields): Omit<TaskCard, 'depends_on'> {
   return card;
 }
 
-/** `path` is the task file's repo-relative path. */
+/** `path` is the task file's repo-relative path; `machine` the team record's (absent without a team). */
 export function toView(
   fields: TaskFields,
   sections: TaskSections,
   path: string,
   doc?: TaskDocument,
+  machine?: string | null,
 ): TaskView {
   return {
     ...cardFromFields(fields),
+    ...(machine ? { machine } : {}),
     created: fields.created,
     started: fields.started,
     completed: fields.completed,

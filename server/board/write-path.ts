@@ -11,7 +11,7 @@ import type { EventBus } from '../events/bus.ts';
 import { KeyedQueue } from '../keyed-queue.ts';
 import { installTemp, releaseOld, removeTemp } from './atomic-write.ts';
 import type { FileWriter } from './file-writer.ts';
-import type { ChangeSource, Status, TaskFields, TaskSections } from './model.ts';
+import type { Actor, ChangeSource, Status, TaskFields, TaskSections } from './model.ts';
 import type { BoardStore, EventRow } from './store.ts';
 import { contentHash, type ParseResult, renderTask, type TaskDocument, withVersion } from './task-file.ts';
 
@@ -26,6 +26,24 @@ export interface TaskUpdatedEvent {
   source: ChangeSource;
   version: number | null;
   task_ids?: string[];
+  /** In a team: the machine whose hub made the change (absent without a team). */
+  machine?: string;
+}
+
+/** A task's state as the team's record of it holds it (server/board/team-board.ts). */
+export interface RecordState {
+  status: Status;
+  agent_session: string | null;
+  version: number;
+}
+
+/** What a change does to the task's team record: from what this hub believes it is, to what it becomes. */
+export interface RecordChange {
+  id: number;
+  title: string;
+  /** null: a new task. */
+  from: RecordState | null;
+  to: RecordState;
 }
 
 export interface WriteOptions {
@@ -44,10 +62,18 @@ export interface FilePlan<T> {
   commit: () => T;
   /** For `create`: the name turned out to be taken; choose another before the step runs again. */
   taken?: () => void;
+  /** What the change does to the task's team record (a hub in a team writes it there first). */
+  record?: RecordChange;
 }
 
 /** The outcome of one run of a change's decision step: nothing to write (`done`), or a file to write. */
 export type Step<T> = { done: T } | FilePlan<T>;
+
+/**
+ * How a change of one task is written: through writes.durableChange alone, or in a team through the
+ * team's record first (team-board.ts). `actor` says where it came from.
+ */
+export type TaskChangeFn = <T>(id: number, step: () => Step<T>, actor: Actor) => Promise<T>;
 
 /** Tries of a durable change whose file another writer kept changing under it (see durableChange). */
 const MAX_WRITE_ATTEMPTS = 20;
@@ -81,11 +107,21 @@ export interface WritePathOptions {
   files: FileWriter;
   tasksDir: string;
   parseTask: (text: string, fileName: string) => ParseResult;
+  /** In a team: this machine, named in every change the hub announces. */
+  machine?: string | undefined;
 }
 
 export type WritePath = ReturnType<typeof createWritePath>;
 
-export function createWritePath({ db, events, store, files, tasksDir, parseTask }: WritePathOptions) {
+export function createWritePath({
+  db,
+  events,
+  store,
+  files,
+  tasksDir,
+  parseTask,
+  machine,
+}: WritePathOptions) {
   /** Changes to one task (and claims) wait for each other in this process: see durableChange. */
   const queue = new KeyedQueue();
   let outbox: TaskUpdatedEvent[] = [];
@@ -211,7 +247,7 @@ export function createWritePath({ db, events, store, files, tasksDir, parseTask 
     historyType: EventRow['type'] | null,
     extra: { reason?: string | null; detail?: unknown } = {},
   ) {
-    outbox.push(e);
+    outbox.push(machine !== undefined && e.machine === undefined ? { ...e, machine } : e);
     if (historyType !== null)
       store.insertEvent({
         task_id: id,
@@ -240,10 +276,17 @@ export function createWritePath({ db, events, store, files, tasksDir, parseTask 
     const parsed = parseTask(text, loaded.name);
     if (!parsed.ok) throw new Error(`refusing to write a task file that would not parse: ${parsed.reason}`);
     const doc = withVersion(parsed.doc, fields.version);
+    const was = loaded.doc.fields;
     return {
       name: loaded.name,
       text,
       create: false,
+      record: {
+        id: fields.id,
+        title: fields.title,
+        from: { status: was.status, agent_session: was.agent_session, version: was.version },
+        to: { status: fields.status, agent_session: fields.agent_session, version: fields.version },
+      },
       commit: () => {
         store.upsert(doc.fields, loaded.name, text.slice(doc.bodyStart), contentHash(text));
         return then(doc);
@@ -251,5 +294,9 @@ export function createWritePath({ db, events, store, files, tasksDir, parseTask 
     };
   }
 
-  return { write, durableChange, announce, rewrite };
+  /** The machine whose team record task `id`'s row shows (null without a team): answers carry it. */
+  const machineOf = (id: number): string | null =>
+    machine === undefined ? null : (store.get(id)?.machine ?? null);
+
+  return { write, durableChange, announce, rewrite, machineOf };
 }

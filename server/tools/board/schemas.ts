@@ -57,6 +57,11 @@ export const OffsetSchema = Type.Integer({
 
 const opt = <T extends TSchema>(s: T) => Type.Optional(s);
 
+/** Only in a team (COS_DATABASE_URL): whose record the board shows. */
+const MachineSchema = Type.String({
+  description: 'The machine that holds the task or moved it last (only when the hub is in a team)',
+});
+
 export const CardSchema = Type.Object({
   id: Type.String(),
   title: Type.String(),
@@ -70,6 +75,7 @@ export const CardSchema = Type.Object({
   agent_session: opt(Type.String()),
   depends_on: opt(Type.Array(Type.String())),
   version: Type.Integer(),
+  machine: opt(MachineSchema),
 });
 
 const Nullable = <T extends TSchema>(s: T) => Type.Union([s, Type.Null()]);
@@ -86,6 +92,7 @@ export const TaskViewSchema = Type.Object({
   labels: Type.Array(Type.String()),
   agent_session: opt(Type.String()),
   version: Type.Integer({ description: 'Pass as expected_version on your next write' }),
+  machine: opt(MachineSchema),
   created: Nullable(Type.String()),
   started: Nullable(Type.String()),
   completed: Nullable(Type.String()),
