@@ -1405,6 +1405,36 @@ export interface components {
                 /** @description sessions closed since start for being idle (COS_MCP_SESSION_IDLE_MINUTES) */
                 evicted_idle: number;
             };
+            /** @description the team on PostgreSQL (COS_DATABASE_URL); absent when the hub runs alone */
+            team?: {
+                /** @description the team key: the clone's normalised origin URL, or COS_TEAM_PROJECT */
+                team: string;
+                /** @description this machine in the team (COS_MACHINE) */
+                machine: string;
+                /** @description host:port/database of COS_DATABASE_URL (never the password) */
+                database: string;
+                state: "connecting" | "connected" | "down";
+                /** @description what failed last, while down */
+                error: string | null;
+                /**
+                 * Format: date-time
+                 * @description when the state last changed
+                 */
+                since: string;
+                /** @description whether the other hubs' news reaches this hub (LISTEN) */
+                listening: boolean;
+                /** @description this hub's pool (the listener holds one more) */
+                connections: {
+                    total: number;
+                    idle: number;
+                    waiting: number;
+                    max: number;
+                };
+                /** @description hook events and tool calls waiting to be written to the team */
+                outbox: number;
+                /** @description outbox entries dropped while the database stayed away */
+                dropped: number;
+            };
             problems: string[];
         };
         ModuleInfo: {
@@ -1458,7 +1488,7 @@ export interface components {
         };
         HubEvent: {
             id: number;
-            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict";
+            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict" | "memory-updated";
             /** @description ms since the epoch */
             at: number;
             data: unknown;
@@ -6304,6 +6334,8 @@ export interface operations {
                                 access_count: number;
                                 /** @description Exact duplicates folded into this record */
                                 merged_count: number;
+                                /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                                machine?: string;
                             };
                             /** @description True when an exact duplicate from this session absorbed it */
                             merged: boolean;
@@ -6405,6 +6437,8 @@ export interface operations {
                                 session_id: string;
                                 /** Format: date-time */
                                 created_at: string;
+                                /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                                machine?: string;
                             }[];
                             days: {
                                 day: string;
@@ -6511,6 +6545,8 @@ export interface operations {
                             access_count: number;
                             /** @description Exact duplicates folded into this record */
                             merged_count: number;
+                            /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                            machine?: string;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -6709,6 +6745,8 @@ export interface operations {
                             access_count: number;
                             /** @description Exact duplicates folded into this record */
                             merged_count: number;
+                            /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                            machine?: string;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -6800,6 +6838,8 @@ export interface operations {
                                 forgotten_by: string;
                                 /** Format: date-time */
                                 forgotten_at: string;
+                                /** @description The machine whose hub forgot it; present with a team */
+                                machine?: string;
                             }[];
                         };
                         meta: components["schemas"]["Meta"];
@@ -7704,6 +7744,8 @@ export interface operations {
                                     impact: number;
                                     access: number;
                                 };
+                                /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                                machine?: string;
                             }[];
                             meta: {
                                 /** @description words: all terms matched; any_words: some did; substring: matched inside words */
