@@ -38,10 +38,16 @@ async function setup(kind: MemoryStoreKind, mcpSessionId = 'sess-a') {
   let service: MemoryService | undefined;
   const backing = await kind.open();
   const hub = makeTestHub(
-    ({ db }) => {
+    ({ db, ctx }) => {
       // These tests pin answers, not timing (the search budget has its own tests, in test/server/search):
       // a budget this loose keeps a loaded machine from turning an answer into `transient`.
-      service = createMemoryService({ db, team: backing.team, now: () => clock, searchBudgetMs: 60_000 });
+      service = createMemoryService({
+        db,
+        team: backing.team,
+        events: ctx.events,
+        now: () => clock,
+        searchBudgetMs: 60_000,
+      });
       return { memory: service };
     },
     { mcpSessionId },
@@ -298,6 +304,37 @@ for (const kind of MEMORY_STORES) {
         assert.ok(!JSON.stringify(log).includes('to be forgotten'));
         const gone = await s.search({ query: 'forgotten' });
         assert.equal(gone.results.length, 0);
+      });
+
+      test('every write says memory-updated on the hub stream; a read and a refused write do not', async () => {
+        const seen: unknown[] = [];
+        const off = s.hub.ctx.events.subscribe((e) => {
+          if (e.type === 'memory-updated') seen.push(e.data);
+        });
+        try {
+          const note = {
+            title: 'Events carry ids',
+            narrative: 'not the text of a forgotten one',
+            type: 'fact',
+          };
+          const { observation } = await s.record(note);
+          const id = observation.id;
+          await s.record(note);
+          await s.hub.call(detailsTool, { id });
+          await s.hub.call(observationUpdateTool, { id, confidence: 0.4 });
+          await rejectsWith(s.hub.call(observationUpdateTool, { id: 99_999, confidence: 0.4 }), 'not_found');
+          await s.hub.call(forgetTool, { id });
+          const machine = kind.name === 'postgres' ? { machine: 'machine-a' } : {};
+          const title = 'Events carry ids';
+          assert.deepEqual(seen, [
+            { action: 'recorded', id, type: 'fact', title, session_id: 'sess-dup', ...machine },
+            { action: 'merged', id, type: 'fact', title, session_id: 'sess-dup', ...machine },
+            { action: 'updated', id, type: 'fact', title, session_id: 'sess-dup', ...machine },
+            { action: 'forgotten', id, type: 'fact', session_id: 'sess-dup', ...machine },
+          ]);
+        } finally {
+          off();
+        }
       });
     });
 
