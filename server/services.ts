@@ -50,7 +50,8 @@ export interface ServiceLifecycle {
 
 export function createServices(deps: ServiceDeps): { services: HubServices; lifecycle: ServiceLifecycle[] } {
   const { config, db, logger, events } = deps;
-  const memory = createMemoryService({ db, searchBudgetMs: config.searchBudgetMs });
+  // With a team, memory is the team's (PostgreSQL); alone, hub.db's as ever.
+  const memory = createMemoryService({ db, team: deps.team, events, searchBudgetMs: config.searchBudgetMs });
   // The board's task files are the board's: it indexes them itself and rewrites them constantly.
   const docs = createDocsService({
     db,

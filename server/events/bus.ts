@@ -11,6 +11,7 @@ export const HUB_EVENT_TYPES = [
   'log-warning',
   'agent-event',
   'agent-conflict',
+  'memory-updated',
 ] as const;
 export type HubEventType = (typeof HUB_EVENT_TYPES)[number];
 

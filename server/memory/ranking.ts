@@ -1,9 +1,10 @@
-// How a memory search orders what FTS5 found. Text relevance alone would let a stale, low-confidence
+// How a memory search orders what the text index found (FTS5 in SQLite, tsvector in PostgreSQL). Text relevance alone would let a stale, low-confidence
 // note outrank a fresh, confirmed decision that says nearly the same; each factor is in [0, 1] and the
 // score is their weighted sum, so it is in [0, 1] too and every result can show its parts.
 //
-//   score = 0.50 · relevance   bm25 of this hit divided by the best bm25 among the candidates (1 = best
-//                              text match; every hit is 1 when only substring filters matched)
+//   score = 0.50 · relevance   the text score of this hit (−bm25 in SQLite, ts_rank in PostgreSQL) divided
+//                              by the best among the candidates (1 = best text match; every hit is 1 when
+//                              only substring filters matched)
 //         + 0.20 · confidence  as recorded (0..1)
 //         + 0.15 · recency     0.5 ^ (age in days / 30): a month-old note counts half of today's
 //         + 0.10 · impact      low 0.25, medium 0.5, high 0.75, critical 1
@@ -28,8 +29,8 @@ export const IMPACT_VALUE = { low: 0.25, medium: 0.5, high: 0.75, critical: 1 } 
 export type Impact = keyof typeof IMPACT_VALUE;
 
 export interface RankInput {
-  /** bm25 as FTS5 returns it: negative, lower is better. Null when the row matched without bm25. */
-  bm25: number | null;
+  /** The text engine's score, higher is better (−bm25, ts_rank). Null when the row matched without one. */
+  text: number | null;
   confidence: number;
   impact: Impact;
   createdAt: number;
@@ -63,16 +64,15 @@ export function accessFactor(count: number): number {
 
 /** Scores and sorts candidates, best first; ties go to the newer, then the lower id order given. */
 export function rank<T>(candidates: readonly T[], view: (c: T) => RankInput, now: number): Ranked<T>[] {
-  // bm25 is negative; its magnitude grows with relevance.
   let best = 0;
   for (const c of candidates) {
-    const b = view(c).bm25;
-    if (b !== null && -b > best) best = -b;
+    const t = view(c).text;
+    if (t !== null && t > best) best = t;
   }
   const ranked = candidates.map((item) => {
     const v = view(item);
     const parts: ScoreParts = {
-      relevance: v.bm25 === null || best === 0 ? 1 : Math.max(0, -v.bm25) / best,
+      relevance: v.text === null || best === 0 ? 1 : Math.max(0, v.text) / best,
       confidence: Math.min(1, Math.max(0, v.confidence)),
       recency: recency(v.createdAt, now),
       impact: IMPACT_VALUE[v.impact],

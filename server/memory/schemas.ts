@@ -2,7 +2,7 @@
 // service's types and by the tools' output schemas.
 import { type Static, Type } from '@sinclair/typebox';
 import '../tools/formats.ts';
-import { IMPACTS, MEMORY_TYPES } from './store.ts';
+import { IMPACTS, MEMORY_TYPES } from './port.ts';
 
 /** The type names alone, where cos_observation_record's description of them already reached the agent. */
 export const MemoryTypeNameSchema = Type.Union(MEMORY_TYPES.map((t) => Type.Literal(t)));
@@ -19,6 +19,11 @@ export const MemoryTypeSchema = Type.Union(
 export const ImpactSchema = Type.Union(
   IMPACTS.map((t) => Type.Literal(t)),
   {},
+);
+
+/** Which machine's hub recorded it: present with a team (COS_DATABASE_URL), absent on a hub alone. */
+const MachineSchema = Type.Optional(
+  Type.String({ description: 'The machine whose hub recorded it (COS_MACHINE); present with a team' }),
 );
 
 /** Session ids name files and rows: a safe charset, no path separators. */
@@ -40,6 +45,7 @@ export const ObservationSchema = Type.Object({
   last_accessed_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
   access_count: Type.Integer({ description: 'Reads through cos_details' }),
   merged_count: Type.Integer({ description: 'Exact duplicates folded into this record' }),
+  machine: MachineSchema,
 });
 export type Observation = Static<typeof ObservationSchema>;
 
@@ -66,6 +72,7 @@ export const MemoryHitSchema = Type.Object({
   snippet: Type.String({ description: 'Text around the first match, matches wrapped in **' }),
   score: Type.Number({ description: 'Blended score in [0, 1], higher is better' }),
   score_parts: ScorePartsSchema,
+  machine: MachineSchema,
 });
 export type MemoryHit = Static<typeof MemoryHitSchema>;
 
@@ -79,6 +86,7 @@ export const TimelineEntrySchema = Type.Object({
   task_id: Type.Union([Type.String(), Type.Null()]),
   session_id: Type.String(),
   created_at: Type.String({ format: 'date-time' }),
+  machine: MachineSchema,
 });
 export type TimelineEntry = Static<typeof TimelineEntrySchema>;
 
@@ -91,5 +99,8 @@ export const ForgetEntrySchema = Type.Object({
   reason: Type.String(),
   forgotten_by: Type.String(),
   forgotten_at: Type.String({ format: 'date-time' }),
+  machine: Type.Optional(
+    Type.String({ description: 'The machine whose hub forgot it; present with a team' }),
+  ),
 });
 export type ForgetEntry = Static<typeof ForgetEntrySchema>;

@@ -1,106 +1,51 @@
-// The observations repository: a factory over statements prepared once per connection. It speaks rows
-// and plain values; ranking, defaults and error wording live in the service.
-import { createHash } from 'node:crypto';
+// The SQLite memory store (the embedded default; port.ts): a factory over statements prepared once per
+// connection, every method synchronous. It speaks rows and plain values; ranking, defaults and error
+// wording live in the service.
 import type { Db } from '../db/open.ts';
-import { WITHIN_BUDGET, withBudgetFunction } from '../search/budget.ts';
-import type { Impact } from './ranking.ts';
+import { WITHIN_BUDGET, withBudgetFunction, withinBudget } from '../search/budget.ts';
+import { type FtsPlan, runPlan } from '../search/fts-query.ts';
+import {
+  type CandidateRow,
+  contentHash,
+  type EditedObservation,
+  type ForgetDone,
+  type ForgetRow,
+  type HitRow,
+  IMPACT_ORDER,
+  type MemoryStore,
+  type MemoryType,
+  type NewObservation,
+  type ObservationRow,
+  type SearchFilters,
+  type TimelineFilters,
+  type TimelineRow,
+} from './port.ts';
 
-export const MEMORY_TYPES = ['pattern', 'decision', 'pitfall', 'fact', 'preference'] as const;
-export type MemoryType = (typeof MEMORY_TYPES)[number];
-export const IMPACTS = ['low', 'medium', 'high', 'critical'] as const;
-
-export interface ObservationRow {
-  id: number;
-  title: string;
-  narrative: string;
+/** A row as SQLite holds it: the lists are JSON text. */
+type StoredRow = Omit<ObservationRow, 'facts' | 'concepts' | 'files' | 'machine'> & {
   facts: string;
   concepts: string;
-  memory_type: MemoryType;
-  confidence: number;
-  impact: Impact;
   files: string;
-  task_id: string | null;
-  agent_session: string;
-  created_at: number;
-  last_accessed_at: number | null;
-  access_count: number;
-  merged_count: number;
-  content_hash: string;
-}
+};
+type StoredHit = Omit<HitRow, 'concepts' | 'machine'> & { concepts: string };
 
-/**
- * A search candidate: what the ranking reads, and no more. A search ranks up to 200 candidates to show
- * a page of ten; the rows of the page are read afterwards (byIds), so the other 190 never carry their
- * narratives, facts and files across into JavaScript.
- */
-export interface CandidateRow
-  extends Pick<ObservationRow, 'id' | 'confidence' | 'impact' | 'created_at' | 'access_count'> {
-  /** Null for rows found by a substring scan, which has no bm25. */
-  bm25: number | null;
-}
+const parseList = (json: string) => JSON.parse(json) as string[];
+
+const toRow = (r: StoredRow): ObservationRow => ({
+  ...r,
+  facts: parseList(r.facts),
+  concepts: parseList(r.concepts),
+  files: parseList(r.files),
+});
 
 const CANDIDATE_COLUMNS = 'o.id, o.confidence, o.impact, o.created_at, o.access_count';
-
-export interface NewObservation {
-  title: string;
-  narrative: string;
-  facts: string[];
-  concepts: string[];
-  type: MemoryType;
-  confidence: number;
-  impact: Impact;
-  files: string[];
-  taskId: string | null;
-  session: string;
-  createdAt: number;
-}
-
-export interface SearchFilters {
-  types: MemoryType[] | null;
-  minConfidence: number;
-  createdAfter: number;
-  taskId: string | null;
-  session: string | null;
-  pool: number;
-}
-
-export interface TimelineFilters {
-  since: number;
-  beforeAt: number;
-  beforeId: number;
-  types: MemoryType[] | null;
-  session: string | null;
-  limit: number;
-}
-
-export interface ForgetRow {
-  id: number;
-  observation_id: number;
-  content_hash: string;
-  memory_type: string;
-  agent_session: string;
-  reason: string;
-  forgotten_by: string;
-  forgotten_at: number;
-}
-
-/**
- * What makes two observations "the same": type and text. Confidence, impact, files and task are metadata
- * that a duplicate merges into the first record rather than a reason to keep two.
- */
-export function contentHash(
-  o: Pick<NewObservation, 'type' | 'title' | 'narrative' | 'facts' | 'concepts'>,
-): string {
-  return createHash('sha256')
-    .update(JSON.stringify([o.type, o.title.trim(), o.narrative.trim(), o.facts, o.concepts]))
-    .digest('hex');
-}
+const TIMELINE_COLUMNS =
+  'o.id, o.title, o.memory_type, o.confidence, o.impact, o.task_id, o.agent_session, o.created_at';
+const HIT_COLUMNS = 'id, title, narrative, memory_type, confidence, impact, concepts, task_id, created_at';
 
 // The weights migration 004 stores as the tables' `rank`: a title hit counts three times a narrative hit,
 // a concept twice.
 const WEIGHTS = '3.0, 1.0, 2.0';
-
-const IMPACT_ORDER: Record<Impact, number> = { low: 0, medium: 1, high: 2, critical: 3 };
 
 const FILTERS = `
   AND (@types IS NULL OR o.memory_type IN (SELECT value FROM json_each(@types)))
@@ -114,18 +59,18 @@ const SHORT_TERMS = `
   AND NOT EXISTS (SELECT 1 FROM json_each(@short) s
                   WHERE instr(cos_fold(o.title || ' ' || o.narrative || ' ' || o.concepts), s.value) = 0)`;
 
-export function createMemoryStore(db: Db) {
+export function createSqliteMemoryStore(db: Db) {
   withBudgetFunction(db);
   // SQLite's lower() folds ASCII only; the query side is lower-cased with JS, so the text must be too.
   db.function('cos_fold', { deterministic: true }, (s: unknown) =>
     typeof s === 'string' ? s.toLowerCase() : s,
   );
 
-  const byId = db.prepare<[number], ObservationRow>('SELECT * FROM observations WHERE id = ?');
-  const byIds = db.prepare<[string], ObservationRow>(
-    'SELECT * FROM observations WHERE id IN (SELECT value FROM json_each(?))',
+  const byId = db.prepare<[number], StoredRow>('SELECT * FROM observations WHERE id = ?');
+  const hitsByIds = db.prepare<[string], StoredHit>(
+    `SELECT ${HIT_COLUMNS} FROM observations WHERE id IN (SELECT value FROM json_each(?))`,
   );
-  const byHash = db.prepare<[string, string], ObservationRow>(
+  const byHash = db.prepare<[string, string], StoredRow>(
     'SELECT * FROM observations WHERE agent_session = ? AND content_hash = ?',
   );
   const insert = db.prepare(
@@ -143,10 +88,10 @@ export function createMemoryStore(db: Db) {
             memory_type = @type, confidence = @confidence, impact = @impact, files = @files, task_id = @task_id,
             content_hash = @hash WHERE id = @id`,
   );
-  const touch = db.prepare(
-    'UPDATE observations SET access_count = access_count + 1, last_accessed_at = @now WHERE id = @id',
+  const touch = db.prepare<{ id: number; now: number }, StoredRow>(
+    'UPDATE observations SET access_count = access_count + 1, last_accessed_at = @now WHERE id = @id RETURNING *',
   );
-  const remove = db.prepare<[number]>('DELETE FROM observations WHERE id = ?');
+  const remove = db.prepare<[number], StoredRow>('DELETE FROM observations WHERE id = ? RETURNING *');
   const audit = db.prepare(
     `INSERT INTO observation_forgets (observation_id, content_hash, memory_type, agent_session, reason, forgotten_by,
                                       forgotten_at)
@@ -157,49 +102,50 @@ export function createMemoryStore(db: Db) {
   );
   // Ranked by a bm25() expression with the budget check in the WHERE clause, not by FTS5's `rank`: FTS5
   // would rank every match inside the table before SQLite could check the budget once (search/budget.ts).
+  // The port's text score is higher-is-better, bm25 lower-is-better: the statements select -bm25.
   const wordSearch = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT ${CANDIDATE_COLUMNS}, bm25(observations_fts, ${WEIGHTS}) AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, -bm25(observations_fts, ${WEIGHTS}) AS text_score
        FROM observations_fts JOIN observations o ON o.id = observations_fts.rowid
       WHERE observations_fts MATCH @match AND ${WITHIN_BUDGET} ${FILTERS}
-      ORDER BY bm25 LIMIT @pool`,
+      ORDER BY bm25(observations_fts, ${WEIGHTS}) LIMIT @pool`,
   );
   // Without filters the FTS index can rank and cut to the pool before any row is read; joining first makes
   // SQLite load every matching row (narratives included) just to sort them: 3x slower on common words.
   const wordSearchFast = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT ${CANDIDATE_COLUMNS}, f.score AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, -f.score AS text_score
        FROM (SELECT rowid, bm25(observations_fts, ${WEIGHTS}) AS score FROM observations_fts
               WHERE observations_fts MATCH @match AND ${WITHIN_BUDGET} ORDER BY score LIMIT @pool) f
        JOIN observations o ON o.id = f.rowid
       ORDER BY f.score`,
   );
   const substringSearchFast = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT ${CANDIDATE_COLUMNS}, f.score AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, -f.score AS text_score
        FROM (SELECT rowid, bm25(observations_tri, ${WEIGHTS}) AS score FROM observations_tri
               WHERE observations_tri MATCH @match AND ${WITHIN_BUDGET} ORDER BY score LIMIT @pool) f
        JOIN observations o ON o.id = f.rowid
       ORDER BY f.score`,
   );
   const substringSearch = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT ${CANDIDATE_COLUMNS}, bm25(observations_tri, ${WEIGHTS}) AS bm25
+    `SELECT ${CANDIDATE_COLUMNS}, -bm25(observations_tri, ${WEIGHTS}) AS text_score
        FROM observations_tri JOIN observations o ON o.id = observations_tri.rowid
       WHERE observations_tri MATCH @match AND ${WITHIN_BUDGET} ${FILTERS} ${SHORT_TERMS}
-      ORDER BY bm25 LIMIT @pool`,
+      ORDER BY bm25(observations_tri, ${WEIGHTS}) LIMIT @pool`,
   );
   const shortScan = db.prepare<Record<string, unknown>, CandidateRow>(
-    `SELECT ${CANDIDATE_COLUMNS}, NULL AS bm25 FROM observations o
+    `SELECT ${CANDIDATE_COLUMNS}, NULL AS text_score FROM observations o
       WHERE ${WITHIN_BUDGET} ${FILTERS} ${SHORT_TERMS}
       ORDER BY o.created_at DESC, o.id DESC LIMIT @pool`,
   );
-  const timeline = db.prepare<Record<string, unknown>, ObservationRow>(
-    `SELECT * FROM observations o
+  const timeline = db.prepare<Record<string, unknown>, TimelineRow>(
+    `SELECT ${TIMELINE_COLUMNS} FROM observations o
       WHERE o.created_at >= @since
         AND (o.created_at < @before_at OR (o.created_at = @before_at AND o.id < @before_id))
         AND (@types IS NULL OR o.memory_type IN (SELECT value FROM json_each(@types)))
         AND (@session IS NULL OR o.agent_session = @session)
       ORDER BY o.created_at DESC, o.id DESC LIMIT @limit`,
   );
-  const dayCounts = db.prepare<Record<string, unknown>, { day: string; count: number }>(
-    `SELECT strftime('%Y-%m-%d', o.created_at / 1000, 'unixepoch') AS day, count(*) AS count FROM observations o
+  const dayCounts = db.prepare<Record<string, unknown>, { day: number; count: number }>(
+    `SELECT o.created_at / 86400000 AS day, count(*) AS count FROM observations o
       WHERE o.created_at >= @since
         AND (@types IS NULL OR o.memory_type IN (SELECT value FROM json_each(@types)))
         AND (@session IS NULL OR o.agent_session = @session)
@@ -223,11 +169,24 @@ export function createMemoryStore(db: Db) {
     pool: f.pool,
   });
 
+  const searchWords = (match: string, f: SearchFilters): CandidateRow[] =>
+    unfiltered(f)
+      ? wordSearchFast.all({ match, pool: f.pool })
+      : wordSearch.all({ match, ...filterParams(f) });
+
+  /** Trigram MATCH for terms of three or more characters, instr() for the shorter ones. */
+  const searchSubstring = (match: string | null, short: string[], f: SearchFilters): CandidateRow[] =>
+    match === null
+      ? shortScan.all({ short: JSON.stringify(short), ...filterParams(f) })
+      : short.length === 0 && unfiltered(f)
+        ? substringSearchFast.all({ match, pool: f.pool })
+        : substringSearch.all({ match, short: JSON.stringify(short), ...filterParams(f) });
+
   const recordTx = db.transaction((o: NewObservation): { row: ObservationRow; merged: boolean } => {
     const hash = contentHash(o);
     const existing = byHash.get(o.session, hash);
     if (existing) {
-      const files = [...new Set([...(JSON.parse(existing.files) as string[]), ...o.files])];
+      const files = [...new Set([...parseList(existing.files), ...o.files])];
       mergeInto.run({
         id: existing.id,
         confidence: Math.max(existing.confidence, o.confidence),
@@ -235,7 +194,7 @@ export function createMemoryStore(db: Db) {
         files: JSON.stringify(files),
         task_id: existing.task_id ?? o.taskId,
       });
-      return { row: byId.get(existing.id)!, merged: true };
+      return { row: toRow(byId.get(existing.id)!), merged: true };
     }
     const info = insert.run({
       title: o.title,
@@ -251,19 +210,43 @@ export function createMemoryStore(db: Db) {
       created_at: o.createdAt,
       hash,
     });
-    return { row: byId.get(Number(info.lastInsertRowid))!, merged: false };
+    return { row: toRow(byId.get(Number(info.lastInsertRowid))!), merged: false };
   });
 
-  const forgetTx = db.transaction(
+  const updateTx = db.transaction(
     (
       id: number,
-      reason: string,
-      by: string,
-      now: number,
-    ): { row: ObservationRow; auditId: number } | null => {
-      const row = byId.get(id);
+      edit: (current: ObservationRow) => EditedObservation,
+    ): ObservationRow | 'duplicate' | undefined => {
+      const current = byId.get(id);
+      if (!current) return undefined;
+      const o = edit(toRow(current));
+      try {
+        update.run({
+          id,
+          title: o.title,
+          narrative: o.narrative,
+          facts: JSON.stringify(o.facts),
+          concepts: JSON.stringify(o.concepts),
+          type: o.type,
+          confidence: o.confidence,
+          impact: o.impact,
+          files: JSON.stringify(o.files),
+          task_id: o.taskId,
+          hash: contentHash(o),
+        });
+      } catch (err) {
+        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return 'duplicate';
+        throw err;
+      }
+      return toRow(byId.get(id)!);
+    },
+  );
+
+  const forgetTx = db.transaction(
+    (id: number, reason: string, by: string, now: number): ForgetDone | null => {
+      const row = remove.get(id);
       if (!row) return null;
-      remove.run(id);
       const info = audit.run({
         observation_id: row.id,
         content_hash: row.content_hash,
@@ -273,62 +256,53 @@ export function createMemoryStore(db: Db) {
         forgotten_by: by,
         forgotten_at: now,
       });
-      return { row, auditId: Number(info.lastInsertRowid) };
+      return { auditId: Number(info.lastInsertRowid), row };
     },
   );
 
-  return {
-    /** Inserts, or folds an exact duplicate from the same session into the first record. */
+  const searchTx = db.transaction(
+    (plan: FtsPlan, f: SearchFilters, budgetMs: number, page: (c: CandidateRow[]) => number[]) => {
+      const { rows, mode } = withinBudget(db, budgetMs, 'memory', () =>
+        runPlan<CandidateRow>(plan, (step) =>
+          step.mode === 'words' ? searchWords(step.match, f) : searchSubstring(step.match, step.short, f),
+        ),
+      );
+      const ids = page(rows);
+      // In the same read transaction as the candidates, so every row of the page is still there.
+      const hits: HitRow[] =
+        ids.length === 0
+          ? []
+          : hitsByIds.all(JSON.stringify(ids)).map((h) => ({ ...h, concepts: parseList(h.concepts) }));
+      return { mode, rows: hits };
+    },
+  );
+
+  const store = {
     // IMMEDIATE: a deferred transaction that reads, then writes, fails at once with SQLITE_BUSY_SNAPSHOT
     // in WAL mode when another connection (the graph worker) committed in between; IMMEDIATE waits its turn.
     record: (o: NewObservation) => recordTx.immediate(o),
 
-    get: (id: number): ObservationRow | undefined => byId.get(id),
+    get: (id: number): ObservationRow | undefined => {
+      const row = byId.get(id);
+      return row ? toRow(row) : undefined;
+    },
 
-    /** The rows of these ids that exist, in no particular order. */
-    getMany: (ids: number[]): ObservationRow[] => byIds.all(JSON.stringify(ids)),
+    touch: (id: number, now: number): ObservationRow | undefined => {
+      const row = touch.get({ id, now });
+      return row ? toRow(row) : undefined;
+    },
 
-    /** Runs `fn` in one read transaction, so the queries in it see the same data. */
-    reading: <T>(fn: () => T): T => db.transaction(fn).deferred(),
+    search: (plan: FtsPlan, f: SearchFilters, budgetMs: number, page: (c: CandidateRow[]) => number[]) =>
+      searchTx.deferred(plan, f, budgetMs, page),
 
-    /** Marks a read: feeds the access factor of the ranking. */
-    touch: (id: number, now: number) => touch.run({ id, now }).changes > 0,
+    update: (id: number, edit: (current: ObservationRow) => EditedObservation) =>
+      updateTx.immediate(id, edit),
 
-    /** Replaces the editable fields. Throws SQLITE_CONSTRAINT_UNIQUE when the edit duplicates another record. */
-    update: (id: number, o: Omit<NewObservation, 'session' | 'createdAt'>) =>
-      update.run({
-        id,
-        title: o.title,
-        narrative: o.narrative,
-        facts: JSON.stringify(o.facts),
-        concepts: JSON.stringify(o.concepts),
-        type: o.type,
-        confidence: o.confidence,
-        impact: o.impact,
-        files: JSON.stringify(o.files),
-        task_id: o.taskId,
-        hash: contentHash(o),
-      }).changes > 0,
-
-    /** Deletes and writes the audit row in one transaction; null when there was nothing to delete. */
     forget: (id: number, reason: string, by: string, now: number) => forgetTx.immediate(id, reason, by, now),
 
     forgets: (limit: number, offset: number): ForgetRow[] => forgets.all(limit, offset),
 
-    searchWords: (match: string, f: SearchFilters): CandidateRow[] =>
-      unfiltered(f)
-        ? wordSearchFast.all({ match, pool: f.pool })
-        : wordSearch.all({ match, ...filterParams(f) }),
-
-    /** Trigram MATCH for terms of three or more characters, instr() for the shorter ones. */
-    searchSubstring: (match: string | null, short: string[], f: SearchFilters): CandidateRow[] =>
-      match === null
-        ? shortScan.all({ short: JSON.stringify(short), ...filterParams(f) })
-        : short.length === 0 && unfiltered(f)
-          ? substringSearchFast.all({ match, pool: f.pool })
-          : substringSearch.all({ match, short: JSON.stringify(short), ...filterParams(f) }),
-
-    timeline: (f: TimelineFilters): ObservationRow[] =>
+    timeline: (f: TimelineFilters): TimelineRow[] =>
       timeline.all({
         since: f.since,
         before_at: f.beforeAt,
@@ -342,7 +316,9 @@ export function createMemoryStore(db: Db) {
       dayCounts.all({ since, types: types === null ? null : JSON.stringify(types), session }),
 
     count: () => count.get()!.n,
-  };
-}
 
-export type MemoryStore = ReturnType<typeof createMemoryStore>;
+    // One hub, one file: no other hub changes it.
+    onRemoteChange: () => () => {},
+  } satisfies MemoryStore;
+  return store;
+}

@@ -41,7 +41,8 @@ const MAX_TERM_CHARS = 100;
 const SEPARATORS = /[\s"()*:^{}[\]+,;]+/u;
 const WORD = /[\p{L}\p{N}\p{M}_]+/gu;
 const EDGE_PUNCT = /^[^\p{L}\p{N}\p{M}_]+|[^\p{L}\p{N}\p{M}_]+$/gu;
-const CJK =
+/** One character of a script written without spaces between words (memory/pg-text.ts splits on it too). */
+export const CJK =
   /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\p{Script=Thai}\p{Script=Lao}\p{Script=Khmer}\p{Script=Myanmar}]/u;
 
 const quote = (s: string) => `"${s.replaceAll('"', '""')}"`;

@@ -1,4 +1,5 @@
 import { Type } from '@sinclair/typebox';
+import { andThen } from '../../memory/port.ts';
 import { ForgetEntrySchema } from '../../memory/schemas.ts';
 import { defineTool } from '../define.ts';
 
@@ -26,5 +27,6 @@ export const forgetLogTool = defineTool({
   output: Type.Object({ entries: Type.Array(ForgetEntrySchema) }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/api/memory/forgotten' },
-  handler: (ctx, input) => ({ entries: ctx.services.memory.forgotten(input.limit ?? 50, input.offset ?? 0) }),
+  handler: (ctx, input) =>
+    andThen(ctx.services.memory.forgotten(input.limit ?? 50, input.offset ?? 0), (entries) => ({ entries })),
 });

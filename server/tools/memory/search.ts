@@ -1,7 +1,7 @@
 import { Type } from '@sinclair/typebox';
+import { andThen, MEMORY_TYPES } from '../../memory/port.ts';
 import { MemoryHitSchema, SESSION_ID_PATTERN } from '../../memory/schemas.ts';
 import { CANDIDATE_POOL } from '../../memory/service.ts';
-import { MEMORY_TYPES } from '../../memory/store.ts';
 import { defineTool } from '../define.ts';
 
 export const MemorySearchInputSchema = Type.Object(
@@ -47,8 +47,9 @@ export const memorySearchTool = defineTool({
   }),
   annotations: { readOnlyHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/api/search/memory', tag: 'search' },
-  handler: (ctx, input) => {
-    const { results, mode, has_more, next_offset } = ctx.services.memory.search(input);
-    return { results, meta: { match_mode: mode, has_more, next_offset } };
-  },
+  handler: (ctx, input) =>
+    andThen(ctx.services.memory.search(input), ({ results, mode, has_more, next_offset }) => ({
+      results,
+      meta: { match_mode: mode, has_more, next_offset },
+    })),
 });

@@ -1,6 +1,6 @@
 import { Type } from '@sinclair/typebox';
+import { MEMORY_TYPES } from '../../memory/port.ts';
 import { SESSION_ID_PATTERN, TimelineEntrySchema } from '../../memory/schemas.ts';
-import { MEMORY_TYPES } from '../../memory/store.ts';
 import { defineTool } from '../define.ts';
 
 export const TimelineInputSchema = Type.Object(

@@ -1,6 +1,7 @@
 // The memory, docs and supervise tools served by the real Fastify app: routes from their http bindings,
 // query strings converted by their schemas, envelopes unwrapped to { data, meta } or { error }, and a
-// valid OpenAPI 3.1 document. Services are wired here until server/services.ts creates them.
+// valid OpenAPI 3.1 document. Services are wired here until server/services.ts creates them. The memory
+// routes run once per store (SQLite, a team's PostgreSQL): the same answers from either.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -14,6 +15,7 @@ import { docsTools } from '../../../server/tools/docs/index.ts';
 import { memoryTools } from '../../../server/tools/memory/index.ts';
 import { superviseTools } from '../../../server/tools/supervise/index.ts';
 import { startTestHub, type TestHub } from '../../support/hub.ts';
+import { MEMORY_STORES } from './stores.ts';
 
 let t: TestHub;
 const headers = { host: '127.0.0.1:9188' };
@@ -47,39 +49,52 @@ after(async () => {
 });
 
 describe('REST faces of memory, docs and supervise', () => {
-  test('memory CRUD under /api/memory and search at /api/search/memory', async () => {
-    const created = await send('POST', '/api/memory/observations', {
-      title: 'Pool sizing',
-      narrative: 'Size the pool to the cores.',
-      type: 'decision',
-      concepts: ['pool'],
+  for (const kind of MEMORY_STORES) {
+    test(`memory CRUD under /api/memory and search at /api/search/memory (${kind.name})`, async () => {
+      const backing = await kind.open();
+      t.hub.services.memory = createMemoryService({ db: t.hub.db, team: backing.team });
+      try {
+        const created = await send('POST', '/api/memory/observations', {
+          title: 'Pool sizing',
+          narrative: 'Size the pool to the cores.',
+          type: 'decision',
+          concepts: ['pool'],
+        });
+        assert.equal(created.statusCode, 200, created.body);
+        const id = created.json().data.observation.id as number;
+        assert.equal(created.json().meta.layer, 'memory');
+        // The machine is a team's to say; a hub alone leaves it out.
+        assert.equal(
+          created.json().data.observation.machine,
+          kind.name === 'postgres' ? 'machine-a' : undefined,
+        );
+
+        const found = await get('/api/search/memory?query=pool&types=decision&limit=5');
+        assert.equal(found.statusCode, 200, found.body);
+        assert.equal(found.json().data.results[0].id, id);
+        assert.equal(found.json().data.meta?.match_mode, undefined); // REST: meta is lifted beside data
+        assert.equal(found.json().meta.match_mode, 'words');
+
+        const patched = await send('PATCH', `/api/memory/observations/${id}`, { confidence: 0.2 });
+        assert.equal(patched.json().data.confidence, 0.2);
+        assert.equal((await get(`/api/memory/observations/${id}`)).json().data.access_count, 1);
+        assert.equal((await get('/api/memory/timeline?days=1')).json().data.entries.length, 1);
+
+        const bad = await get('/api/search/memory?query=pool&limit=50');
+        assert.equal(bad.statusCode, 400);
+        assert.equal(bad.json().error.category, 'validation');
+        const syntax = await get(`/api/search/memory?query=${encodeURIComponent('*()')}`);
+        assert.equal(syntax.statusCode, 400);
+
+        const gone = await send('DELETE', `/api/memory/observations/${id}?reason=obsolete`);
+        assert.equal(gone.statusCode, 200, gone.body);
+        assert.equal((await get(`/api/memory/observations/${id}`)).statusCode, 404);
+        assert.equal((await get('/api/memory/forgotten')).json().data.entries[0].reason, 'obsolete');
+      } finally {
+        await backing.close();
+      }
     });
-    assert.equal(created.statusCode, 200, created.body);
-    const id = created.json().data.observation.id as number;
-    assert.equal(created.json().meta.layer, 'memory');
-
-    const found = await get('/api/search/memory?query=pool&types=decision&limit=5');
-    assert.equal(found.statusCode, 200, found.body);
-    assert.equal(found.json().data.results[0].id, id);
-    assert.equal(found.json().data.meta?.match_mode, undefined); // REST: meta is lifted beside data
-    assert.equal(found.json().meta.match_mode, 'words');
-
-    const patched = await send('PATCH', `/api/memory/observations/${id}`, { confidence: 0.2 });
-    assert.equal(patched.json().data.confidence, 0.2);
-    assert.equal((await get(`/api/memory/observations/${id}`)).json().data.access_count, 1);
-    assert.equal((await get('/api/memory/timeline?days=1')).json().data.entries.length, 1);
-
-    const bad = await get('/api/search/memory?query=pool&limit=50');
-    assert.equal(bad.statusCode, 400);
-    assert.equal(bad.json().error.category, 'validation');
-    const syntax = await get(`/api/search/memory?query=${encodeURIComponent('*()')}`);
-    assert.equal(syntax.statusCode, 400);
-
-    const gone = await send('DELETE', `/api/memory/observations/${id}?reason=obsolete`);
-    assert.equal(gone.statusCode, 200, gone.body);
-    assert.equal((await get(`/api/memory/observations/${id}`)).statusCode, 404);
-    assert.equal((await get('/api/memory/forgotten')).json().data.entries[0].reason, 'obsolete');
-  });
+  }
 
   test('docs search, header and headers-by', async () => {
     const res = await get('/api/search/docs?query=pool&path_prefix=docs/');

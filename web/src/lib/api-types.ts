@@ -1494,7 +1494,7 @@ export interface components {
         };
         HubEvent: {
             id: number;
-            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict";
+            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict" | "memory-updated";
             /** @description ms since the epoch */
             at: number;
             data: unknown;
@@ -1653,6 +1653,8 @@ export interface operations {
                                     agent_session?: string;
                                     depends_on?: string[];
                                     version: number;
+                                    /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                    machine?: string;
                                 }[];
                                 /** @description Next page of this column, null at the end */
                                 next_cursor: string | null;
@@ -1761,6 +1763,8 @@ export interface operations {
                             agent_session?: string;
                             /** @description Pass as expected_version on your next write */
                             version: number;
+                            /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                            machine?: string;
                             created: string | null;
                             started: string | null;
                             completed: string | null;
@@ -1900,6 +1904,8 @@ export interface operations {
                                 agent_session?: string;
                                 /** @description Pass as expected_version on your next write */
                                 version: number;
+                                /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                machine?: string;
                                 created: string | null;
                                 started: string | null;
                                 completed: string | null;
@@ -2042,6 +2048,8 @@ export interface operations {
                                 agent_session?: string;
                                 /** @description Pass as expected_version on your next write */
                                 version: number;
+                                /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                machine?: string;
                                 created: string | null;
                                 started: string | null;
                                 completed: string | null;
@@ -2173,6 +2181,8 @@ export interface operations {
                                 agent_session?: string;
                                 /** @description Pass as expected_version on your next write */
                                 version: number;
+                                /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                machine?: string;
                                 created: string | null;
                                 started: string | null;
                                 completed: string | null;
@@ -2300,6 +2310,8 @@ export interface operations {
                                 agent_session?: string;
                                 /** @description Pass as expected_version on your next write */
                                 version: number;
+                                /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                machine?: string;
                                 created: string | null;
                                 started: string | null;
                                 completed: string | null;
@@ -2427,6 +2439,8 @@ export interface operations {
                                 agent_session?: string;
                                 /** @description Pass as expected_version on your next write */
                                 version: number;
+                                /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                machine?: string;
                                 created: string | null;
                                 started: string | null;
                                 completed: string | null;
@@ -2644,6 +2658,8 @@ export interface operations {
                                 agent_session?: string;
                                 depends_on?: string[];
                                 version: number;
+                                /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                machine?: string;
                                 claimable: boolean;
                                 unmet_dependencies: number;
                             }[];
@@ -3409,6 +3425,8 @@ export interface operations {
                                 agent_session?: string;
                                 depends_on?: string[];
                                 version: number;
+                                /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                machine?: string;
                                 done: boolean;
                             }[];
                             missing: string[];
@@ -3508,6 +3526,8 @@ export interface operations {
                                 agent_session?: string;
                                 depends_on?: string[];
                                 version: number;
+                                /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                machine?: string;
                             }[];
                         };
                         meta: components["schemas"]["Meta"];
@@ -6340,6 +6360,8 @@ export interface operations {
                                 access_count: number;
                                 /** @description Exact duplicates folded into this record */
                                 merged_count: number;
+                                /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                                machine?: string;
                             };
                             /** @description True when an exact duplicate from this session absorbed it */
                             merged: boolean;
@@ -6441,6 +6463,8 @@ export interface operations {
                                 session_id: string;
                                 /** Format: date-time */
                                 created_at: string;
+                                /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                                machine?: string;
                             }[];
                             days: {
                                 day: string;
@@ -6547,6 +6571,8 @@ export interface operations {
                             access_count: number;
                             /** @description Exact duplicates folded into this record */
                             merged_count: number;
+                            /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                            machine?: string;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -6745,6 +6771,8 @@ export interface operations {
                             access_count: number;
                             /** @description Exact duplicates folded into this record */
                             merged_count: number;
+                            /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                            machine?: string;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -6836,6 +6864,8 @@ export interface operations {
                                 forgotten_by: string;
                                 /** Format: date-time */
                                 forgotten_at: string;
+                                /** @description The machine whose hub forgot it; present with a team */
+                                machine?: string;
                             }[];
                         };
                         meta: components["schemas"]["Meta"];
@@ -7740,6 +7770,8 @@ export interface operations {
                                     impact: number;
                                     access: number;
                                 };
+                                /** @description The machine whose hub recorded it (COS_MACHINE); present with a team */
+                                machine?: string;
                             }[];
                             meta: {
                                 /** @description words: all terms matched; any_words: some did; substring: matched inside words */

@@ -25,6 +25,7 @@ const EVENT_TYPES = [
   'index-progress',
   'module-changed',
   'log-warning',
+  'memory-updated',
 ] as const satisfies readonly HubEventType[];
 
 type Listener = (event: StreamEvent) => void;

@@ -147,7 +147,9 @@ export default function SearchPage() {
               <>
                 <strong>{r.title}</strong>{' '}
                 <span className="muted">
-                  {r.type} · confidence {Math.round(r.confidence * 100)}%{r.task_id ? ' · ' : ''}
+                  {r.type} · confidence {Math.round(r.confidence * 100)}%
+                  {r.machine ? ` · from ${r.machine}` : ''}
+                  {r.task_id ? ' · ' : ''}
                 </span>
                 {r.task_id ? (
                   <Link to={`/board?task=${encodeURIComponent(r.task_id)}`}>{r.task_id}</Link>
