@@ -133,6 +133,9 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
             const at = performance.now();
             const res = await post(`${h.url}/api/board/claim-next`, agent, {
               agent_session: `bench-${i}-${a}`,
+              // The bench counts claims, not the WIP cap (the board's default of 3 would end it at once).
+              bypass_wip: true,
+              reason: 'bench',
             });
             if (res.status !== 200) {
               failed++;
