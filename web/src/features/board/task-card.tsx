@@ -9,7 +9,10 @@ interface Props {
   onDragEnd: () => void;
 }
 
-/** A card: priority and kind in words (not colour alone), labels, the agent working on it. */
+/**
+ * A card: priority and kind in words (not colour alone), labels, the agent working on it and, in a team,
+ * the machine that agent works on.
+ */
 export const TaskCard = memo(function TaskCard({ card, selected, onOpen, onDragStart, onDragEnd }: Props) {
   const start = (event: DragEvent<HTMLElement>) => {
     event.dataTransfer.setData('text/plain', card.id);
@@ -46,6 +49,7 @@ export const TaskCard = memo(function TaskCard({ card, selected, onOpen, onDragS
           {card.agent_session ? (
             <span className="agent" title="agent session">
               <span aria-hidden="true">●</span> {card.agent_session}
+              {card.machine ? <span className="machine"> on {card.machine}</span> : null}
             </span>
           ) : null}
         </div>

@@ -183,6 +183,12 @@ export function TaskDrawer({ id, config, revision, onClose, onChanged }: Props) 
                 <dd>{current.agent_session}</dd>
               </>
             ) : null}
+            {current.machine ? (
+              <>
+                <dt>Machine</dt>
+                <dd>{current.machine}</dd>
+              </>
+            ) : null}
             <dt>Created</dt>
             <dd>
               {current.created ?? 'unknown'} {current.created ? `(${age(current.created)})` : ''}
