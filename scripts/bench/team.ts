@@ -6,15 +6,17 @@
 //            handed out exactly once (duplicates 0, PostgreSQL's records checked too); p50/p99 per claim.
 //   hooks    hook events at TEAM_HOOK_RATE (2,000) a second in all, spread over every hub's agents, for
 //            TEAM_HOOK_SECONDS (10): the p99 of the hook round trip (target < 50 ms) and whether the rate
-//            was sustained.
-//   latency  from a claim or a hook event on one hub to its arrival on every other hub's event stream
-//            (/api/stream/events): p50/p99 (target p99 < 1 s).
+//            was sustained, beside the baseline of the same run: the same load on as many hubs without a
+//            team (each its own SQLite), so the team's cost stands out of the machine's noise.
+//   latency  from a claim on its own hub's event stream (or a hook event's send) to its arrival on every
+//            other hub's stream (/api/stream/events): p50/p99 (target p99 < 1 s).
 //   conns    connections each hub holds on PostgreSQL (pg_stat_activity, by application_name).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { Agent, request } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HubProcess } from '../../test/support/hub-process.ts';
+import { startHubProcess } from '../../test/support/hub-process.ts';
 import { adminQuery, ownCluster } from '../../test/support/postgres.ts';
 import { openSse, type SseClient } from '../../test/support/sse.ts';
 import { startTeamHubProcess, teamRepos } from '../../test/support/team.ts';
@@ -80,6 +82,87 @@ interface Run {
   conns: number[];
 }
 
+/**
+ * Hook events at HOOK_RATE a second in all for HOOK_SECONDS, AGENTS agent sessions per hub, each on
+ * its own keep-alive connection; every 20th event from a probe session of its own (its send time goes
+ * into `probes`, for the cross-hub latency).
+ */
+async function driveHooks(
+  urls: string[],
+  clones: string[],
+  probes: Map<string, { hub: number; at: number }>,
+): Promise<Run['hooks']> {
+  const perHub = HOOK_RATE / urls.length;
+  const perAgent = perHub / AGENTS;
+  const interval = 1000 / perAgent;
+  const hookLatencies: number[] = [];
+  let hookFailed = 0;
+  let sent = 0;
+  let probe = 0;
+  const h0 = performance.now();
+  const deadline = h0 + HOOK_SECONDS * 1000;
+  await Promise.all(
+    urls.flatMap((u, i) =>
+      Array.from({ length: AGENTS }, async (_, a) => {
+        const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+        await new Promise((r) => setTimeout(r, (a * interval) / AGENTS));
+        let next = performance.now();
+        let tick = 0;
+        while (performance.now() < deadline) {
+          tick++;
+          // Every 20th event comes from an agent session of its own, so its arrival elsewhere can be timed.
+          const session = tick % 20 === 0 ? `probe-${i}-${a}-${probe++}` : `hooks-${i}-${a}`;
+          if (session.startsWith('probe-')) probes.set(session, { hub: i, at: performance.now() });
+          const body = {
+            session_id: session,
+            hook_event_name: tick % 2 === 0 ? 'PostToolUse' : 'PreToolUse',
+            tool_name: 'Edit',
+            tool_input: {
+              file_path: join(clones[i]!, `src/f${a}.ts`),
+              old_string: 'a',
+              new_string: 'b',
+            },
+            tool_response: { filePath: join(clones[i]!, `src/f${a}.ts`) },
+            tool_use_id: `t${tick}`,
+            cwd: clones[i]!,
+          };
+          sent++;
+          const res = await post(`${u}/api/hooks/events?client=claude-code`, agent, body).catch(() => null);
+          if (res?.status === 200) hookLatencies.push(res.ms);
+          else hookFailed++;
+          next += interval;
+          const wait = next - performance.now();
+          if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+        }
+        agent.destroy();
+      }),
+    ),
+  );
+  const hookStats = summarize(hookLatencies);
+  const hookWall = (performance.now() - h0) / 1000;
+  return { sent, rate: sent / hookWall, p50: hookStats.p50, p99: hookStats.p99, failed: hookFailed };
+}
+
+/** The baseline of the same run: the same hook load on as many hubs without a team (each its own SQLite). */
+async function localHooks(hubCount: number): Promise<Run['hooks']> {
+  const repos = teamRepos(hubCount, 0, 'bench-local');
+  const hubs: HubProcess[] = [];
+  try {
+    for (let i = 0; i < hubCount; i++)
+      hubs.push(
+        await startHubProcess(repos.clones[i]!, { COS_MACHINE: `local-${i}`, COS_LOG_LEVEL: 'warn' }),
+      );
+    return await driveHooks(
+      hubs.map((h) => h.url),
+      repos.clones,
+      new Map(),
+    );
+  } finally {
+    await Promise.all(hubs.map((h) => h.stop()));
+    repos.remove();
+  }
+}
+
 async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownCluster>>): Promise<Run> {
   const dbName = `bench_${hubCount}_${Date.now()}`;
   await adminQuery(cluster.adminUrl, `CREATE DATABASE ${dbName}`);
@@ -101,6 +184,7 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
     // Where each event was sent from and when: matched on the other hubs' streams.
     const claimSent = new Map<string, { hub: number; at: number }>();
     const hookSent = new Map<string, { hub: number; at: number }>();
+    const claimArrived = new Map<string, { hub: number; at: number }[]>();
     const claimLat: number[] = [];
     const hookLat: number[] = [];
     streams.forEach((s, j) => {
@@ -110,8 +194,11 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
         for (const e of s.events.splice(0)) {
           const d = e.data as { task_id?: unknown; agent?: unknown; new_status?: unknown };
           if (e.event === 'task-updated' && typeof d.task_id === 'string' && d.new_status === 'in_progress') {
-            const sent = claimSent.get(d.task_id);
-            if (sent && sent.hub !== j) claimLat.push(now - sent.at);
+            // The other hubs hear of a claim at its COMMIT, often before its own hub has answered: the
+            // arrival is kept and matched with the claim's request once the claims are over.
+            const seen = claimArrived.get(d.task_id) ?? [];
+            seen.push({ hub: j, at: now });
+            claimArrived.set(d.task_id, seen);
           } else if (e.event === 'agent-event' && typeof d.agent === 'string') {
             const sent = hookSent.get(d.agent);
             if (sent && sent.hub !== j) hookLat.push(now - sent.at);
@@ -119,6 +206,15 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
         }
       });
     });
+
+    // hooks, before the claims: both runs then ask the same of a hook (no task in progress to weigh).
+    const hooks = await driveHooks(
+      hubs.map((h) => h.url),
+      repos.clones,
+      hookSent,
+    );
+    // Let the last events travel before reading the latencies.
+    await new Promise((r) => setTimeout(r, 2000));
 
     // claims
     const claimed = new Map<string, number>();
@@ -153,6 +249,14 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
       ),
     );
     const wallS = (performance.now() - t0) / 1000;
+    await new Promise((r) => setTimeout(r, 1000));
+    // From the claim on its own hub's stream to the same claim on each other hub's: the feed's delay
+    // (a claim is announced on its own hub after its file is written, so the feed can even be first).
+    for (const [task, sent] of claimSent) {
+      const arrivals = claimArrived.get(task) ?? [];
+      const own = arrivals.find((a) => a.hub === sent.hub);
+      if (own) for (const seen of arrivals) if (seen.hub !== sent.hub) claimLat.push(seen.at - own.at);
+    }
     const duplicates = [...claimed.values()].filter((n) => n > 1).length;
     const pg = await adminQuery(
       url.replace(`/${dbName}`, `/${dbName}`),
@@ -160,60 +264,6 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
     );
     const inPg = (pg.rows[0] as { n: number }).n;
     const claimStats = summarize(lat);
-
-    // hooks
-    const perHub = HOOK_RATE / hubCount;
-    const perAgent = perHub / AGENTS;
-    const interval = 1000 / perAgent;
-    const hookLatencies: number[] = [];
-    let hookFailed = 0;
-    let sent = 0;
-    let probe = 0;
-    const h0 = performance.now();
-    const deadline = h0 + HOOK_SECONDS * 1000;
-    await Promise.all(
-      hubs.flatMap((h, i) =>
-        Array.from({ length: AGENTS }, async (_, a) => {
-          const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-          await new Promise((r) => setTimeout(r, (a * interval) / AGENTS));
-          let next = performance.now();
-          let tick = 0;
-          while (performance.now() < deadline) {
-            tick++;
-            // Every 20th event comes from an agent session of its own, so its arrival elsewhere can be timed.
-            const session = tick % 20 === 0 ? `probe-${i}-${a}-${probe++}` : `hooks-${i}-${a}`;
-            if (session.startsWith('probe-')) hookSent.set(session, { hub: i, at: performance.now() });
-            const body = {
-              session_id: session,
-              hook_event_name: tick % 2 === 0 ? 'PostToolUse' : 'PreToolUse',
-              tool_name: 'Edit',
-              tool_input: {
-                file_path: join(repos.clones[i]!, `src/f${a}.ts`),
-                old_string: 'a',
-                new_string: 'b',
-              },
-              tool_response: { filePath: join(repos.clones[i]!, `src/f${a}.ts`) },
-              tool_use_id: `t${tick}`,
-              cwd: repos.clones[i]!,
-            };
-            sent++;
-            const res = await post(`${h.url}/api/hooks/events?client=claude-code`, agent, body).catch(
-              () => null,
-            );
-            if (res?.status === 200) hookLatencies.push(res.ms);
-            else hookFailed++;
-            next += interval;
-            const wait = next - performance.now();
-            if (wait > 0) await new Promise((r) => setTimeout(r, wait));
-          }
-          agent.destroy();
-        }),
-      ),
-    );
-    const hookWall = (performance.now() - h0) / 1000;
-    // Let the last events travel before reading the latencies.
-    await new Promise((r) => setTimeout(r, 2000));
-    const hookStats = summarize(hookLatencies);
 
     const conns = await adminQuery(
       cluster.adminUrl,
@@ -235,7 +285,7 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
         wallS,
         failed,
       },
-      hooks: { sent, rate: sent / hookWall, p50: hookStats.p50, p99: hookStats.p99, failed: hookFailed },
+      hooks,
       latency: { claims: summarize(claimLat), hooks: summarize(hookLat) },
       conns: perHubConns,
     };
@@ -250,9 +300,12 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
 const scratch = mkdtempSync(join(tmpdir(), 'cos-bench-team-'));
 const cluster = await ownCluster();
 const runs: Run[] = [];
+const baselines: Run['hooks'][] = [];
 try {
   for (const n of HUB_COUNTS) {
-    process.stderr.write(`bench:team: ${n} hubs…\n`);
+    process.stderr.write(`bench:team: ${n} hubs without a team (the baseline)…\n`);
+    baselines.push(await localHooks(n));
+    process.stderr.write(`bench:team: ${n} hubs in a team…\n`);
     runs.push(await runWith(n, cluster));
   }
 } finally {
@@ -283,15 +336,23 @@ console.log(
 console.log();
 console.log(
   table(
-    ['hubs', 'hook events', 'events/s', 'hook p50 ms', 'hook p99 ms', 'failed'],
-    runs.map((r) => [
-      r.hubs,
-      r.hooks.sent,
-      fmt(r.hooks.rate, 0),
-      fmt(r.hooks.p50),
-      fmt(r.hooks.p99),
-      r.hooks.failed,
-    ]),
+    ['hubs', 'store', 'hook events', 'events/s', 'hook p50 ms', 'hook p99 ms', 'failed', 'p99 vs local'],
+    runs.flatMap((r, i) => {
+      const b = baselines[i]!;
+      return [
+        [r.hubs, 'local (no team)', b.sent, fmt(b.rate, 0), fmt(b.p50), fmt(b.p99), b.failed, '1.00'],
+        [
+          r.hubs,
+          'team',
+          r.hooks.sent,
+          fmt(r.hooks.rate, 0),
+          fmt(r.hooks.p50),
+          fmt(r.hooks.p99),
+          r.hooks.failed,
+          fmt(r.hooks.p99 / b.p99),
+        ],
+      ];
+    }),
   ),
 );
 console.log();
