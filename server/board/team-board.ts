@@ -286,7 +286,10 @@ export function createTeamBoard({ team, store, writes, log }: TeamBoardOptions) 
     const key = taskKey(rc.id);
     const believed = rc.from ?? rc.to;
     const claim = rc.to.status === 'in_progress' && believed.status !== 'in_progress';
-    const condition = `${claim ? "t.status <> 'in_progress' AND " : ''}(t.version < $9 OR (t.version = $9 AND t.status = $10))`;
+    // Not newer than believed: every write bumps the version, so a record at the believed version is
+    // the one this hub planned from, whatever status it says (a file edited by hand keeps its version
+    // and may say another: the file this hub shows is what a person wrote, and it wins).
+    const condition = `${claim ? "t.status <> 'in_progress' AND " : ''}t.version <= $9`;
     let refusedBy: TeamRecord | undefined;
     const out = await db.transaction(async (q): Promise<Written> => {
       // `old` is the record as this statement found it (locked), kept to put back if the file fails.
@@ -311,7 +314,6 @@ export function createTeamBoard({ team, store, writes, log }: TeamBoardOptions) 
           rc.to.version,
           rc.title,
           believed.version,
-          believed.status,
         ],
       );
       const row = rows[0];

@@ -16,11 +16,31 @@ import { type Config, loadConfig } from '../../../server/config.ts';
 import { type Db, openDatabase } from '../../../server/db/open.ts';
 import { EventBus, type HubEvent } from '../../../server/events/bus.ts';
 import { ModuleState } from '../../../server/modules.ts';
+import { TeamDatabase } from '../../../server/team/database.ts';
+import { Team } from '../../../server/team/team.ts';
+import { databaseTarget } from '../../../server/team/url.ts';
 import { catalog } from '../../../server/tools/catalog.ts';
 import type { HubServices, ToolContext } from '../../../server/tools/context.ts';
 import { connectClient, type TestHub as FullHub, startTestHub } from '../../support/hub.ts';
+import { teamDatabaseUrl } from '../../support/postgres.ts';
 
 export const silent = pino({ level: 'silent' });
+
+/**
+ * COS_TEST_BOARD_STORE=postgres (test/server/team/board-on-postgres.test.ts sets it): every board these
+ * tests open is in a team on a real PostgreSQL, one database for the file, one team per repository, so
+ * the same tests check the board whose claims and moves go through the team's records first.
+ */
+export const boardStore = process.env.COS_TEST_BOARD_STORE === 'postgres' ? 'postgres' : 'sqlite';
+const teamDatabase: Promise<TeamDatabase> | undefined =
+  boardStore === 'postgres'
+    ? teamDatabaseUrl().then(async (d) => {
+        const db = new TeamDatabase(databaseTarget(d.url));
+        await db.open();
+        return db;
+      })
+    : undefined;
+const teamDb = teamDatabase === undefined ? undefined : await teamDatabase;
 
 export interface TestHub {
   repo: string;
@@ -58,17 +78,23 @@ export function openHub(
   const events = new EventBus(100_000);
   const received: HubEvent[] = [];
   events.subscribe((e) => received.push(e));
+  const team = teamDb ? new Team(teamDb, `board-test:${repo}`, 'machine-test', repo, silent) : undefined;
   const board = createBoardService({
     config,
     db,
     events,
+    team,
     logger: silent,
     watch: options.watch ?? false,
     debounceMs: options.debounceMs ?? 30,
     rescanMs: options.rescanMs ?? 0,
     durable: options.durable ?? false,
   });
-  if (options.start !== false) board.start();
+  if (options.start !== false) {
+    board.start();
+    // A board reopened on a repository reads the team's records of it (resolves at once on a new one).
+    void board.joinTeam();
+  }
   return {
     repo,
     config,
@@ -81,6 +107,7 @@ export function openHub(
     close() {
       board.close();
       db.close();
+      void team?.close();
     },
   };
 }
@@ -210,14 +237,17 @@ export async function startBoardHub(
   const t = await startTestHub({ tools: catalog, withoutServices: true, listen: true });
   mkdirSync(t.config.tasksDir, { recursive: true });
   fill(t.config.tasksDir);
+  const team = teamDb ? new Team(teamDb, `board-test:${t.dir}`, 'machine-test', t.dir, silent) : undefined;
   const board = createBoardService({
     config: t.config,
     db: t.hub.db,
     events: t.hub.events,
     logger: t.hub.logger,
     watch: false,
+    team,
   });
   board.start();
+  await board.joinTeam();
   t.hub.services.board = board;
   const client = await connectClient(t.url);
   return {
@@ -226,6 +256,7 @@ export async function startBoardHub(
     async close() {
       await client.close();
       board.close();
+      await team?.close();
       await t.close();
     },
   };

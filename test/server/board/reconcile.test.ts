@@ -5,6 +5,7 @@ import { describe, it } from 'node:test';
 import { makeTaskFiles } from '../../fixtures/board/make-tasks.ts';
 import {
   api,
+  boardStore,
   disagreements,
   eventually,
   openHub,
@@ -165,6 +166,8 @@ describe('the watcher', () => {
           agent_session: null,
           source: 'file',
           version: undefined,
+          // In a team the board's events name the machine whose record the task shows.
+          ...(boardStore === 'postgres' ? { machine: 'machine-test' } : {}),
         },
       );
       assert.equal(hub.board.history('TASK-1').events.at(-1)?.type, 'status');
@@ -207,7 +210,12 @@ describe('the watcher', () => {
     }
   });
 
-  it('follows a git-checkout-style rewrite of many files at once (older versions, renames, deletions)', async () => {
+  it('follows a git-checkout-style rewrite of many files at once (older versions, renames, deletions)', {
+    // In a team a record newer than the file shows over it by design (server/board/team-board.ts): a
+    // checkout of older files does not take back the moves the team recorded, so this test's
+    // expectation is the file-only board's.
+    skip: boardStore === 'postgres' ? 'a team board keeps its newer records over older files' : false,
+  }, async () => {
     const repo = tempRepo();
     makeTaskFiles(join(repo, 'docs', 'tasks'), 400, () => 'icebox');
     const hub = openHub({ repo, watch: true });
