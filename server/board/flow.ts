@@ -8,6 +8,8 @@ import { STATUSES, type Status } from './model.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
+/** How far a front-matter time may precede the recorded move it stands for. */
+const SAME_MOVE_MS = 60_000;
 /** The columns that count as work in progress. */
 export const WIP_STATUSES: readonly Status[] = ['in_progress', 'testing'];
 
@@ -20,6 +22,8 @@ interface EventRow {
   to_status: string | null;
   agent_session: string | null;
   reason: string | null;
+  /** In a team: the machine whose hub made the change (null alone, and for history from before). */
+  machine: string | null;
 }
 
 interface TaskRowLite {
@@ -42,6 +46,8 @@ export interface Transition {
   to: Status | null;
   from: string | null;
   who: string | null;
+  /** The machine it happened on (in a team; null otherwise). */
+  machine: string | null;
   reason: string | null;
   /** From the front matter (no history event recorded it). */
   inferred: boolean;
@@ -67,7 +73,9 @@ export function readFlows(db: Db): TaskFlow[] {
   let s = statements.get(db);
   if (!s) {
     const ev = db.prepare<[], EventRow>(
-      'SELECT seq, task_id, at, type, from_status, to_status, agent_session, reason FROM task_events ORDER BY seq',
+      `SELECT seq, task_id, at, type, from_status, to_status, agent_session, reason,
+         CASE WHEN json_valid(detail) THEN json_extract(detail, '$.machine') END AS machine
+       FROM task_events ORDER BY seq`,
     );
     const tk = db.prepare<[], TaskRowLite>(
       'SELECT id, key, title, status, kind, swimlane, agent_session, created, started, completed FROM tasks',
@@ -113,11 +121,27 @@ function flowOf(t: TaskRowLite, unordered: EventRow[]): TaskFlow {
     [completed, 'complete'],
   ];
   let current: string | null = null;
+  // The hub writes `started` (say) when it plans a move and records the move when it commits: in a team
+  // a PostgreSQL round trip apart. A front-matter time shortly before a recorded move into the same
+  // status is that move, not an earlier one.
+  const recorded = (to: Status, at: number) =>
+    events.some((e) => {
+      const t = Date.parse(e.at);
+      return e.to_status === to && t >= at && t - at <= SAME_MOVE_MS;
+    });
   for (const [at, to] of inferred) {
-    if (at === null || at >= first) continue;
+    if (at === null || at >= first || recorded(to, at)) continue;
     if (to === 'complete' && t.status !== 'complete' && t.status !== 'archive' && events.length === 0)
       continue;
-    transitions.push({ at, to, from: current, who: t.agent_session, reason: null, inferred: true });
+    transitions.push({
+      at,
+      to,
+      from: current,
+      who: t.agent_session,
+      machine: null,
+      reason: null,
+      inferred: true,
+    });
     current = to;
   }
   transitions.sort((a, b) => a.at - b.at);
@@ -131,7 +155,15 @@ function flowOf(t: TaskRowLite, unordered: EventRow[]): TaskFlow {
       to = e.to_status;
     }
     if (to === current) continue;
-    transitions.push({ at, to, from: current, who: e.agent_session, reason: e.reason, inferred: false });
+    transitions.push({
+      at,
+      to,
+      from: current,
+      who: e.agent_session,
+      machine: typeof e.machine === 'string' ? e.machine : null,
+      reason: e.reason,
+      inferred: false,
+    });
     current = to;
   }
   return {
@@ -164,6 +196,8 @@ export interface DailyItem {
   title: string;
   at: string;
   who: string | null;
+  /** In a team: the machine the move was made on. */
+  machine: string | null;
   from: string | null;
   reason: string | null;
 }
@@ -172,6 +206,8 @@ export interface StuckItem {
   id: string;
   title: string;
   who: string | null;
+  /** In a team: the machine it was claimed on. */
+  machine: string | null;
   since: string | null;
   last_activity: string | null;
   idle_hours: number;
@@ -203,6 +239,7 @@ export function daily(flows: TaskFlow[], opts: { since: number; until: number; s
         title: f.title,
         at: iso(tr.at),
         who: tr.who ?? f.agent_session,
+        machine: tr.machine,
         from: tr.from,
         reason: tr.reason,
       };
@@ -222,6 +259,7 @@ export function daily(flows: TaskFlow[], opts: { since: number; until: number; s
         id: f.id,
         title: f.title,
         who: entered?.who ?? f.agent_session,
+        machine: entered?.machine ?? null,
         since: entered ? iso(entered.at) : null,
         last_activity: iso(last),
         idle_hours: round(idle),

@@ -247,7 +247,13 @@ export function createWritePath({
     historyType: EventRow['type'] | null,
     extra: { reason?: string | null; detail?: unknown } = {},
   ) {
-    outbox.push(machine !== undefined && e.machine === undefined ? { ...e, machine } : e);
+    const event = machine !== undefined && e.machine === undefined ? { ...e, machine } : e;
+    outbox.push(event);
+    // In a team the history names the machine too (the Flow page says where each move was made).
+    const detail =
+      event.machine === undefined
+        ? extra.detail
+        : { ...(extra.detail as Record<string, unknown> | undefined), machine: event.machine };
     if (historyType !== null)
       store.insertEvent({
         task_id: id,
@@ -258,7 +264,7 @@ export function createWritePath({
         source: e.source,
         reason: extra.reason ?? null,
         version: e.version,
-        detail: extra.detail === undefined ? null : JSON.stringify(extra.detail),
+        detail: detail === undefined ? null : JSON.stringify(detail),
       });
   }
 

@@ -28,6 +28,9 @@ const Item = Type.Object({
   title: Type.String(),
   at: Type.String(),
   who: Type.Union([Type.String(), Type.Null()]),
+  machine: Type.Union([Type.String(), Type.Null()], {
+    description: 'the machine the move was made on (in a team; null otherwise)',
+  }),
   from: Type.Union([Type.String(), Type.Null()]),
   reason: Type.Union([Type.String(), Type.Null()]),
 });
@@ -65,6 +68,9 @@ export const taskDailyTool = defineTool({
         id: Type.String(),
         title: Type.String(),
         who: Type.Union([Type.String(), Type.Null()]),
+        machine: Type.Union([Type.String(), Type.Null()], {
+          description: 'the machine it was claimed on (in a team; null otherwise)',
+        }),
         since: Type.Union([Type.String(), Type.Null()]),
         last_activity: Type.Union([Type.String(), Type.Null()]),
         idle_hours: Type.Number(),

@@ -144,6 +144,7 @@ test('the daily: what was completed, started and blocked, with who, and what is 
       id: 'TASK-4',
       title: 'Refactor the store',
       who: 'gemini-a3',
+      machine: null,
       since: '2026-11-10T09:00:00.000Z',
       last_activity: '2026-11-10T12:00:00.000Z',
       idle_hours: 36,

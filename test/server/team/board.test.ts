@@ -241,6 +241,27 @@ describe('one hub reads back what another did', () => {
       sse.close();
     }
   });
+
+  test("the daily on each hub names the machine of every start, this hub's own included", async () => {
+    const onA = (await claimNext(a, 'agent-a2')).body.data.task!.id;
+    const onB = (await claimNext(b, 'agent-b2')).body.data.task!.id;
+    type Daily = { started: { id: string; who: string | null; machine: string | null }[] };
+    for (const h of [a, b])
+      await eventually(
+        async () => {
+          const started = (await call<Daily>(h, 'GET', '/api/board/daily')).body.data.started;
+          const of = (id: string) => started.find((s) => s.id === id);
+          return (
+            of(onA)?.machine === 'machine-a' &&
+            of(onA)?.who === 'agent-a2' &&
+            of(onB)?.machine === 'machine-b' &&
+            of(onB)?.who === 'agent-b2'
+          );
+        },
+        1000,
+        `both starts with their machines in ${h.config.machine}'s daily`,
+      );
+  });
 });
 
 describe('git brings the file', () => {

@@ -3146,6 +3146,8 @@ export interface operations {
                                 title: string;
                                 at: string;
                                 who: string | null;
+                                /** @description the machine the move was made on (in a team; null otherwise) */
+                                machine: string | null;
                                 from: string | null;
                                 reason: string | null;
                             }[];
@@ -3154,6 +3156,8 @@ export interface operations {
                                 title: string;
                                 at: string;
                                 who: string | null;
+                                /** @description the machine the move was made on (in a team; null otherwise) */
+                                machine: string | null;
                                 from: string | null;
                                 reason: string | null;
                             }[];
@@ -3162,6 +3166,8 @@ export interface operations {
                                 title: string;
                                 at: string;
                                 who: string | null;
+                                /** @description the machine the move was made on (in a team; null otherwise) */
+                                machine: string | null;
                                 from: string | null;
                                 reason: string | null;
                             }[];
@@ -3169,6 +3175,8 @@ export interface operations {
                                 id: string;
                                 title: string;
                                 who: string | null;
+                                /** @description the machine it was claimed on (in a team; null otherwise) */
+                                machine: string | null;
                                 since: string | null;
                                 last_activity: string | null;
                                 idle_hours: number;

@@ -26,7 +26,11 @@ function Moves({ title, items }: { title: string; items: Daily['completed'] }) {
           <li key={`${i.id}:${i.at}`}>
             <TaskLink id={i.id} /> {i.title}{' '}
             <span className="muted">
-              {i.who ? `by ${i.who}, ` : ''}
+              {i.who
+                ? `by ${i.who}${i.machine ? ` on ${i.machine}` : ''}, `
+                : i.machine
+                  ? `on ${i.machine}, `
+                  : ''}
               {new Date(i.at).toLocaleString()}
               {i.reason ? `: ${i.reason}` : ''}
             </span>
@@ -55,7 +59,8 @@ function DailyView({ daily }: { daily: Daily }) {
               <li key={s.id}>
                 <TaskLink id={s.id} /> {s.title}{' '}
                 <span className="muted">
-                  {s.who ? `held by ${s.who}, ` : ''}idle {s.idle_hours} h
+                  {s.who ? `held by ${s.who}${s.machine ? ` on ${s.machine}` : ''}, ` : ''}idle {s.idle_hours}{' '}
+                  h
                 </span>
               </li>
             ))}
