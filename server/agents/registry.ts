@@ -18,7 +18,8 @@ function rememberEdit(agent: HookAgent, path: string, at: number): void {
   const prior = agent.edited.get(path);
   agent.edited.delete(path);
   agent.edited.set(path, { at, times: (prior?.times ?? 0) + 1 });
-  if (agent.edited.size > MAX_EDITED_REMEMBERED) agent.edited.delete(agent.edited.keys().next().value as string);
+  if (agent.edited.size > MAX_EDITED_REMEMBERED)
+    agent.edited.delete(agent.edited.keys().next().value as string);
 }
 
 /** What an agent is doing, in a few words, from the event that just arrived. */

@@ -199,15 +199,7 @@ export class SessionTracker {
       this.sharedAt.delete(id);
       this.share({ ...live, ended_at: at, end_reason: reason });
     }
-    this.finish.run(
-      at,
-      reason,
-      live.last_activity_at,
-      live.last_tool,
-      live.agent_session,
-      live.calls,
-      id,
-    );
+    this.finish.run(at, reason, live.last_activity_at, live.last_tool, live.agent_session, live.calls, id);
     this.publish();
   }
 
@@ -264,7 +256,10 @@ export class SessionTracker {
             SessionView,
             'lifecycle' | 'machine' | 'branch'
           >[]);
-    return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const, machine: null, branch: null }))];
+    return [
+      ...open,
+      ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const, machine: null, branch: null })),
+    ];
   }
 
   /** Every session with this id or naming it as agent_session: open ones, then those ended (newest first). */
@@ -277,7 +272,10 @@ export class SessionTracker {
       SessionView,
       'lifecycle' | 'machine' | 'branch'
     >[];
-    return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const, machine: null, branch: null }))];
+    return [
+      ...open,
+      ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const, machine: null, branch: null })),
+    ];
   }
 
   get openCount(): number {
