@@ -19,7 +19,7 @@ import { type Claim, type ConflictHit, describeConflicts, findConflicts } from '
 import { createRepoPaths, type RepoPaths } from './paths.ts';
 import { type AgentView, countAgents, type LifecycleCounts, listAgents } from './presence.ts';
 import { type ClaimView, claimantState } from './reclaim.ts';
-import { AgentRegistry } from './registry.ts';
+import { AgentRegistry, type HookAgent } from './registry.ts';
 import { type AgentsTeam, createAgentsTeam } from './team.ts';
 
 declare module '../hub-services.ts' {
@@ -164,11 +164,11 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
   }
 
   /** Keeps an event this hub took (stored, streamed, and in a team told to the other hubs). */
-  function keep(row: Omit<HookEventRow, 'id' | 'machine' | 'branch'>): HookEventRow {
+  function keep(row: Omit<HookEventRow, 'id' | 'machine' | 'branch'>, agent?: HookAgent): HookEventRow {
     const stored = { ...row, machine, branch: branch() };
     const kept = { ...stored, id: store.add(stored) };
     publish(kept);
-    teamAgents?.shared(kept);
+    teamAgents?.shared(kept, agent);
     return kept;
   }
 
@@ -177,21 +177,25 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
     at: number,
     files: StoredFile[],
     extra: Partial<Omit<HookEventRow, 'id' | 'machine' | 'branch'>> = {},
+    agent?: HookAgent,
   ): HookEventRow {
-    return keep({
-      at,
-      agent: ev.session,
-      client: ev.client,
-      event: ev.event,
-      kind: ev.kind,
-      phase: ev.phase,
-      tool: ev.tool,
-      ok: ev.ok,
-      summary: ev.summary,
-      files,
-      detail: ev.detail,
-      ...extra,
-    });
+    return keep(
+      {
+        at,
+        agent: ev.session,
+        client: ev.client,
+        event: ev.event,
+        kind: ev.kind,
+        phase: ev.phase,
+        tool: ev.tool,
+        ok: ev.ok,
+        summary: ev.summary,
+        files,
+        detail: ev.detail,
+        ...extra,
+      },
+      agent,
+    );
   }
 
   // Edits reported by PostToolUse refresh the graph and docs for those files at once (the watcher
@@ -410,7 +414,7 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       }));
       const wasLive = registry.get(ev.session) !== undefined;
       const agent = registry.seen(ev, at, files, branch());
-      record(ev, at, files);
+      record(ev, at, files, {}, agent);
       let conflict: { mode: typeof current.conflicts; message: string } | null = null;
       if (current.conflicts !== 'off') {
         const hits = conflictsFor(ev, files);

@@ -66,8 +66,11 @@ export interface AgentsTeamDeps {
 export interface AgentsTeam {
   /** This hub's clone's branch (null until read, or outside git). */
   branch(): string | null;
-  /** Tells the team of an event this hub kept (`row` as stored, with its id). */
-  shared(row: HookEventRow): void;
+  /**
+   * Tells the team of an event this hub kept (`row` as stored, with its id), with its agent's state
+   * (`agent`, or the registry's live one: an agent that just ended is no longer there).
+   */
+  shared(row: HookEventRow, agent?: AgentSessionRow): void;
   /** Reads the branch and the team's open agents and recent events. */
   start(): Promise<void>;
   close(): void;
@@ -428,8 +431,8 @@ export function createAgentsTeam(deps: AgentsTeamDeps): AgentsTeam {
 
   return {
     branch,
-    shared(row) {
-      const agent = registry.get(row.agent);
+    shared(row, ended) {
+      const agent = ended ?? registry.get(row.agent);
       const body: EventBody = {
         event: { ...row, machine, branch: row.branch },
         agent: agent && agent.machine === null ? stateOf(agent) : null,
