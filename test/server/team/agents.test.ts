@@ -2,7 +2,7 @@
 // branch feature/a): hook events posted to A show on B's agents list and activity with A's machine and
 // branch, and on B's event stream within a second; B's pre-edit hook for a file A's agent edited warns
 // (or refuses) naming that agent, machine-a and its branch; a claim made on A holds its task's files
-// against B's agents, and B never reclaims it; a hub started later, or restarted, loads the team's
+// against B's agents, and B never reclaims it; A's MCP sessions show on B; a hub started later, or restarted, loads the team's
 // agents and recent events, each event kept once; tool calls reach PostgreSQL with their machine; with
 // the database stopped hooks are answered at once and their events arrive once it is back.
 import assert from 'node:assert/strict';
@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pg from 'pg';
 import { fixture } from '../../support/hooks.ts';
+import { connectClient } from '../../support/hub.ts';
 import { ownCluster, type PgCluster, type TestDatabase, teamDatabaseUrl } from '../../support/postgres.ts';
 import { openSse } from '../../support/sse.ts';
 import {
@@ -275,6 +276,30 @@ describe('agents across machines', () => {
     );
   });
 
+  test('an MCP session on A shows on B with machine-a and its branch, and leaves when it closes', async () => {
+    const mcp = await connectClient(a.url);
+    const id = (mcp.transport as unknown as { sessionId: string }).sessionId;
+    try {
+      const seen = await eventually(
+        async () => (await agents(b)).find((x) => x.id === id),
+        1000,
+        'the MCP session on B',
+      );
+      assert.equal(seen.machine, 'machine-a');
+      assert.equal(seen.branch, 'feature/a');
+      const row = await pgRows<{ source: string; machine: string }>(
+        db.url,
+        'SELECT source, machine FROM team_agents WHERE id = $1',
+        [id],
+      );
+      assert.deepEqual(row, [{ source: 'mcp', machine: 'machine-a' }]);
+    } finally {
+      await (mcp.transport as unknown as { terminateSession(): Promise<void> }).terminateSession();
+      await mcp.close();
+    }
+    await eventually(async () => !(await agents(b)).some((x) => x.id === id), 2000, 'its end on B');
+  });
+
   test('tool calls reach PostgreSQL with their machine', async () => {
     await call(a, 'GET', '/api/presence/agents');
     await call(b, 'GET', '/api/presence/agents');
@@ -369,8 +394,12 @@ describe('agents across machines while the database is away', () => {
         (await hook(a, 'during', i === 0 ? 'session-start' : 'post-tool-use-edit', `src/d${i}.ts`)).ms,
       );
     }
+    // Waiting on the database would take its connect timeout (3 s) at least; a loaded 2-core machine
+    // can take a few hundred ms for any request, so the bound is between the two.
     const worst = Math.max(...times);
-    assert.ok(worst < 250, `every hook answered at once (worst ${worst.toFixed(0)} ms)`);
+    const median = [...times].sort((x, y) => x - y)[10]!;
+    assert.ok(worst < 1000, `every hook answered at once (worst ${worst.toFixed(0)} ms)`);
+    assert.ok(median < 100, `hooks answered as fast as ever (median ${median.toFixed(0)} ms)`);
     const held = a.hub.services.team!.status().outbox;
     assert.ok(held >= 20, `the outbox holds the events (${held})`);
     assert.equal((await activity(a, 'agent=during')).length, 20, 'A keeps them locally meanwhile');
