@@ -353,7 +353,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       await team?.start();
       sessions.endOrphans();
       if (config.recordCalls && options.threadsAtStart !== false) calls.start();
-      agents.start();
+      await agents.start();
       // Concurrently: the hub answers while every service indexes, and one failing start stops no other.
       await Promise.all(
         lifecycle.map(async (service) => {

@@ -1,7 +1,9 @@
 // Edit conflicts: before an agent edits a file, does another live agent hold it? Either that agent edited
 // it within the project's conflict window, or the file is among the references of a task that agent has
 // claimed. Answered from memory (the live agents' recent edits and the claims the board reports), so a
-// PreToolUse answer costs microseconds, not a query.
+// PreToolUse answer costs microseconds, not a query. In a team the other machines' agents are in the
+// registry too (their hubs' events reach this one through the feed), and a task claimed on another
+// machine holds its files wherever the claimant is: a hit names that agent's machine and branch.
 import type { AgentRegistry } from './registry.ts';
 
 export interface Claim {
@@ -10,6 +12,8 @@ export interface Claim {
   agent: string;
   /** Repository-relative paths the task's references name. */
   paths: readonly string[];
+  /** The machine the task was claimed on when it is another one; null for this hub's own (or unknown). */
+  machine: string | null;
 }
 
 export interface ConflictHit {
@@ -21,6 +25,10 @@ export interface ConflictHit {
   /** When the other agent last edited the file (reason edited). */
   at: number | null;
   task: { id: string; title: string } | null;
+  /** The other agent's machine when it is not this hub's (null: this hub's own agent). */
+  machine: string | null;
+  /** Its hub's branch (null when not known). */
+  branch: string | null;
 }
 
 export interface ConflictDeps {
@@ -43,14 +51,28 @@ export function findConflicts(paths: readonly string[], me: string, deps: Confli
     for (const path of paths) {
       const edit = other.edited.get(path);
       if (edit && edit.at >= since)
-        hits.push({ path, agent: other.id, client: other.client, reason: 'edited', at: edit.at, task: null });
+        hits.push({
+          path,
+          agent: other.id,
+          client: other.client,
+          reason: 'edited',
+          at: edit.at,
+          task: null,
+          machine: other.machine,
+          branch: other.branch,
+        });
     }
   }
   const relative = paths.filter((p) => !p.startsWith('/'));
   if (relative.length > 0) {
     for (const claim of deps.claims()) {
-      const holder = deps.agentOf(claim.agent);
-      if (holder === null || holder === me || !deps.registry.isAlive(holder)) continue;
+      let holder = deps.agentOf(claim.agent);
+      // A claim made on another machine holds until its own hub reclaims it (only that hub knows
+      // whether its claimant is alive): it counts even when this hub has not heard of the agent.
+      if (claim.machine !== null) holder ??= claim.agent;
+      else if (holder === null || !deps.registry.isAlive(holder)) continue;
+      if (holder === me) continue;
+      const known = deps.registry.get(holder);
       for (const path of relative) {
         if (!claim.paths.some((ref) => ref === path || path.startsWith(`${ref.replace(/\/$/, '')}/`)))
           continue;
@@ -59,8 +81,16 @@ export function findConflicts(paths: readonly string[], me: string, deps: Confli
           if (h) h.task = claim.task;
           continue;
         }
-        const client = deps.registry.get(holder)?.client ?? 'unknown';
-        hits.push({ path, agent: holder, client, reason: 'claimed', at: null, task: claim.task });
+        hits.push({
+          path,
+          agent: holder,
+          client: known?.client ?? 'unknown',
+          reason: 'claimed',
+          at: null,
+          task: claim.task,
+          machine: claim.machine ?? known?.machine ?? null,
+          branch: known?.branch ?? null,
+        });
       }
     }
   }
@@ -70,7 +100,8 @@ export function findConflicts(paths: readonly string[], me: string, deps: Confli
 /** One sentence an agent (and the person watching) can act on. */
 export function describeConflicts(hits: readonly ConflictHit[], now: number): string {
   const parts = hits.slice(0, 3).map((h) => {
-    const who = `agent ${h.agent} (${h.client})`;
+    const where = h.machine === null ? '' : `, on ${h.machine}${h.branch ? `, branch ${h.branch}` : ''}`;
+    const who = `agent ${h.agent} (${h.client}${where})`;
     const task = h.task ? ` which holds ${h.task.id} "${h.task.title}"` : '';
     if (h.reason === 'edited' && h.at !== null) {
       const mins = Math.max(0, Math.round((now - h.at) / 60_000));

@@ -1,6 +1,7 @@
 // Who is here, as one list: every hook session and every MCP session, an MCP session shown inside the
 // hook agent it is linked to (its calls named that hook session as agent_session). Every count the hub
 // shows (the Activity page, the header, the hub summary, cos_presence_query) comes from this list.
+// In a team it holds the other machines' agents too, each with its machine and branch.
 
 import type { AgentSessionRow, HookStore } from '../hooks/store.ts';
 import type { Lifecycle, SessionTracker, SessionView } from '../observability/sessions.ts';
@@ -34,6 +35,10 @@ export interface AgentView {
   files: AgentFile[];
   files_total: number;
   end_reason: string | null;
+  /** The machine whose hub it reports to. */
+  machine: string;
+  /** That hub's clone's branch (null when the hub is not in a team). */
+  branch: string | null;
 }
 
 export type LifecycleCounts = Record<Lifecycle, number>;
@@ -64,6 +69,9 @@ export interface PresenceDeps {
   now: () => number;
   /** The in-progress task an agent session holds; null when there is none or the board is off. */
   claimedBy: (agentSession: string) => { id: string; title: string } | null;
+  /** This hub's machine, and its clone's branch (null outside a team). */
+  machine: string;
+  branch: () => string | null;
 }
 
 export function listAgents(deps: PresenceDeps, opts: { includeEnded: boolean }): AgentView[] {
@@ -94,6 +102,8 @@ export function listAgents(deps: PresenceDeps, opts: { includeEnded: boolean }):
       files: edited.slice(0, 10).map(([path, e]) => ({ path, at: e.at, times: e.times })),
       files_total: edited.length,
       end_reason: row.end_reason,
+      machine: row.machine ?? deps.machine,
+      branch: row.branch,
     };
   };
   for (const agent of live) byId.set(agent.id, viewOfHook(agent));
@@ -130,6 +140,8 @@ export function listAgents(deps: PresenceDeps, opts: { includeEnded: boolean }):
       files: [],
       files_total: 0,
       end_reason: reason,
+      machine: s.machine ?? deps.machine,
+      branch: s.machine === null ? deps.branch() : s.branch,
     });
   }
   const all = [...byId.values(), ...out].filter((a) => opts.includeEnded || a.lifecycle !== 'ended');

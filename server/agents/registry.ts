@@ -1,6 +1,8 @@
 // Hook sessions as live agents: one per client session_id, from the first event the hub sees of it to
 // SessionEnd, or to silence longer than the project's agent timeout. Unlike MCP sessions, a hook session
 // outlives a hub restart (the agent never knew the hub went away), so open sessions are loaded back.
+// In a team the other machines' agents live here too (applyRemote, from the feed): edit conflicts and
+// presence count them as they count this hub's own, from memory.
 import type { HookClient, NormalizedEvent } from '../hooks/normalize.ts';
 import type { AgentSessionRow, HookStore } from '../hooks/store.ts';
 import { ACTIVE_MS, type Lifecycle, PRESENT_MS } from '../observability/sessions.ts';
@@ -11,6 +13,14 @@ export interface HookAgent extends AgentSessionRow {
 }
 
 const MAX_EDITED_REMEMBERED = 200;
+
+function rememberEdit(agent: HookAgent, path: string, at: number): void {
+  const prior = agent.edited.get(path);
+  agent.edited.delete(path);
+  agent.edited.set(path, { at, times: (prior?.times ?? 0) + 1 });
+  if (agent.edited.size > MAX_EDITED_REMEMBERED)
+    agent.edited.delete(agent.edited.keys().next().value as string);
+}
 
 /** What an agent is doing, in a few words, from the event that just arrived. */
 function activityOf(ev: NormalizedEvent): string | null {
@@ -51,8 +61,16 @@ export class AgentRegistry {
     }
   }
 
-  /** Records an event of a session: creates the agent on its first event, ends it on SessionEnd. */
-  seen(ev: NormalizedEvent, at: number, storedFiles: readonly { path: string; role: string }[]): HookAgent {
+  /**
+   * Records an event of a session: creates the agent on its first event, ends it on SessionEnd.
+   * `branch` is the hub's clone's (null outside a team).
+   */
+  seen(
+    ev: NormalizedEvent,
+    at: number,
+    storedFiles: readonly { path: string; role: string }[],
+    branch: string | null = null,
+  ): HookAgent {
     let agent = this.live.get(ev.session);
     if (!agent) {
       agent = {
@@ -66,10 +84,15 @@ export class AgentRegistry {
         events: 0,
         ended_at: null,
         end_reason: null,
+        machine: null,
+        branch,
         edited: new Map(),
       };
       this.live.set(ev.session, agent);
     }
+    // A session this hub hears from is this hub's agent, whatever another hub said of it before.
+    agent.machine = null;
+    agent.branch = branch;
     if (agent.client === 'unknown' && ev.client !== 'unknown') agent.client = ev.client as HookClient;
     if (ev.model) agent.model = ev.model;
     if (ev.cwd) agent.cwd = ev.cwd;
@@ -78,17 +101,40 @@ export class AgentRegistry {
     const activity = activityOf(ev);
     if (activity !== null) agent.activity = activity;
     if (ev.phase === 'post')
-      for (const f of storedFiles) {
-        if (f.role !== 'edit') continue;
-        const prior = agent.edited.get(f.path);
-        agent.edited.delete(f.path);
-        agent.edited.set(f.path, { at, times: (prior?.times ?? 0) + 1 });
-        if (agent.edited.size > MAX_EDITED_REMEMBERED)
-          agent.edited.delete(agent.edited.keys().next().value as string);
-      }
+      for (const f of storedFiles) if (f.role === 'edit') rememberEdit(agent, f.path, at);
     if (ev.kind === 'session_end') this.end(agent, at, ev.reason ?? 'session ended');
     else this.store.saveSession(agent);
     return agent;
+  }
+
+  /**
+   * Takes another machine's agent as its hub reported it (`state`, machine set), with the files an
+   * event of it edited. A report older than what is known changes nothing but the edits. Returns the
+   * live agent (undefined once it ended) and whether it is new here.
+   */
+  applyRemote(
+    state: AgentSessionRow,
+    edits: readonly { path: string; at: number }[] = [],
+  ): { agent: HookAgent | undefined; isNew: boolean } {
+    let agent = this.live.get(state.id);
+    const isNew = agent === undefined && state.ended_at === null;
+    if (agent && agent.machine === null) return { agent, isNew: false };
+    if (agent && agent.last_event_at > state.last_event_at) {
+      for (const e of edits) rememberEdit(agent, e.path, e.at);
+      return { agent, isNew: false };
+    }
+    if (state.ended_at !== null) {
+      if (agent) this.end(Object.assign(agent, state), state.ended_at, state.end_reason ?? 'session ended');
+      else this.store.saveSession(state);
+      return { agent: undefined, isNew: false };
+    }
+    if (!agent) {
+      agent = { ...state, edited: new Map() };
+      this.live.set(state.id, agent);
+    } else Object.assign(agent, state);
+    for (const e of edits) rememberEdit(agent, e.path, e.at);
+    this.store.saveSession(agent);
+    return { agent, isNew };
   }
 
   private end(agent: HookAgent, at: number, reason: string): void {

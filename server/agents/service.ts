@@ -19,7 +19,8 @@ import { type Claim, type ConflictHit, describeConflicts, findConflicts } from '
 import { createRepoPaths, type RepoPaths } from './paths.ts';
 import { type AgentView, countAgents, type LifecycleCounts, listAgents } from './presence.ts';
 import { type ClaimView, claimantState } from './reclaim.ts';
-import { AgentRegistry } from './registry.ts';
+import { AgentRegistry, type HookAgent } from './registry.ts';
+import { type AgentsTeam, createAgentsTeam } from './team.ts';
 
 declare module '../hub-services.ts' {
   interface HubServices {
@@ -42,7 +43,19 @@ export interface AgentsServiceDeps {
 /** What the live stream carries for each hook event (the stored row, without its detail). */
 export type AgentEventData = Pick<
   HookEventRow,
-  'id' | 'at' | 'agent' | 'client' | 'event' | 'kind' | 'phase' | 'tool' | 'ok' | 'summary' | 'files'
+  | 'id'
+  | 'at'
+  | 'agent'
+  | 'client'
+  | 'event'
+  | 'kind'
+  | 'phase'
+  | 'tool'
+  | 'ok'
+  | 'summary'
+  | 'files'
+  | 'machine'
+  | 'branch'
 >;
 
 export interface ReclaimResult {
@@ -73,7 +86,8 @@ export interface AgentsService {
   sweepClaims(): Promise<ReclaimResult>;
   /** Settles when every refresh the edits so far asked for has run (tests). */
   idle(): Promise<void>;
-  start(): void;
+  /** Starts the sweeps; in a team, first reads the team's open agents and recent events. */
+  start(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -85,8 +99,13 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
   const { config, db, events, logger, modules, sessions, services, now } = deps;
   const settings = new HookSettingsStore(config.stateDir);
   if (settings.loadError) logger.warn({ scope: 'hooks' }, settings.loadError);
-  const store = new HookStore(db);
-  const registry = new AgentRegistry(store, now, () => settings.get().agent_timeout_minutes * 60_000);
+  // In a team, the machine is the team's; alone, the configured one (events and agents name it).
+  const team = (services as Partial<HubServices>).team;
+  const machine = team?.machine ?? config.machine;
+  const store = new HookStore(db, machine);
+  const timeoutMs = () => settings.get().agent_timeout_minutes * 60_000;
+  const windowMs = () => settings.get().conflict_window_minutes * 60_000;
+  const registry = new AgentRegistry(store, now, timeoutMs);
   const paths = createRepoPaths(config.repo);
   const redact = createRedactor(config.token ? [config.token] : []);
   let sweeper: NodeJS.Timeout | undefined;
@@ -104,9 +123,35 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
     return board
       .inProgress()
       .filter((t) => t.agent_session !== null && t.paths.length > 0)
-      .map((t) => ({ task: { id: t.id, title: t.title }, agent: t.agent_session as string, paths: t.paths }));
+      .map((t) => ({
+        task: { id: t.id, title: t.title },
+        agent: t.agent_session as string,
+        paths: t.paths,
+        machine: foreign(t.machine),
+      }));
   };
-  const presenceDeps = { registry, store, sessions, now, claimedBy };
+  /** A claim's machine when it is another machine's (claims of this one, or without a team: null). */
+  const foreign = (m: string | null): string | null => (m !== null && m !== machine ? m : null);
+  // The team's glue, only in a team: without one nothing here changes.
+  const teamAgents: AgentsTeam | undefined = team
+    ? createAgentsTeam({
+        team,
+        repo: config.repo,
+        store,
+        registry,
+        sessions,
+        calls: (services as Partial<HubServices>).observability?.calls,
+        events,
+        logger,
+        now,
+        retention: config.retention,
+        windowMs,
+        timeoutMs,
+        presenceChanged: () => events.publish('presence-updated', { counts: counts() }),
+      })
+    : undefined;
+  const branch = teamAgents ? teamAgents.branch : () => null;
+  const presenceDeps = { registry, store, sessions, now, claimedBy, machine, branch };
   const agentOf = (agentSession: string): string | null => {
     if (registry.get(agentSession)) return agentSession;
     const linked = sessions.list(0, 0).find((s) => s.id === agentSession)?.agent_session;
@@ -118,30 +163,39 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
     events.publish<AgentEventData>('agent-event', data);
   }
 
+  /** Keeps an event this hub took (stored, streamed, and in a team told to the other hubs). */
+  function keep(row: Omit<HookEventRow, 'id' | 'machine' | 'branch'>, agent?: HookAgent): HookEventRow {
+    const stored = { ...row, machine, branch: branch() };
+    const kept = { ...stored, id: store.add(stored) };
+    publish(kept);
+    teamAgents?.shared(kept, agent);
+    return kept;
+  }
+
   function record(
     ev: NormalizedEvent,
     at: number,
     files: StoredFile[],
-    extra: Partial<HookEventRow> = {},
+    extra: Partial<Omit<HookEventRow, 'id' | 'machine' | 'branch'>> = {},
+    agent?: HookAgent,
   ): HookEventRow {
-    const row = {
-      at,
-      agent: ev.session,
-      client: ev.client,
-      event: ev.event,
-      kind: ev.kind,
-      phase: ev.phase,
-      tool: ev.tool,
-      ok: ev.ok,
-      summary: ev.summary,
-      files,
-      detail: ev.detail,
-      ...extra,
-    };
-    const id = store.add(row);
-    const stored = { ...row, id };
-    publish(stored);
-    return stored;
+    return keep(
+      {
+        at,
+        agent: ev.session,
+        client: ev.client,
+        event: ev.event,
+        kind: ev.kind,
+        phase: ev.phase,
+        tool: ev.tool,
+        ok: ev.ok,
+        summary: ev.summary,
+        files,
+        detail: ev.detail,
+        ...extra,
+      },
+      agent,
+    );
   }
 
   // Edits reported by PostToolUse refresh the graph and docs for those files at once (the watcher
@@ -205,7 +259,7 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       const rel = [...set].map((p) => inside.get(p)).filter((p): p is string => p !== undefined);
       if (rel.length === 0) continue;
       const shown = rel.slice(0, 3).join(', ') + (rel.length > 3 ? ` and ${rel.length - 3} more` : '');
-      const row = {
+      keep({
         at: now(),
         agent,
         client: registry.get(agent)?.client ?? ('unknown' as const),
@@ -217,8 +271,7 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
         summary: `${done.join(' and ') || 'index'} refreshed for ${shown}`,
         files: rel.map((path) => ({ path, role: 'edit' as const })),
         detail,
-      };
-      publish({ ...row, id: store.add(row) });
+      });
     }
   }
 
@@ -227,14 +280,21 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
     return findConflicts(
       files.filter((f) => f.role === 'edit').map((f) => f.path),
       ev.session,
-      { registry, now, windowMs: () => settings.get().conflict_window_minutes * 60_000, claims, agentOf },
+      { registry, now, windowMs, claims, agentOf },
     );
   }
 
   // A claim goes on the claimant's timeline (the board announces it; hooks only see an MCP tool call).
   const unsubscribeClaims = events.subscribe((e) => {
     if (e.type !== 'task-updated') return;
-    const d = e.data as { change?: string; task_id?: string | null; agent_session?: string | null };
+    const d = e.data as {
+      change?: string;
+      task_id?: string | null;
+      agent_session?: string | null;
+      machine?: string;
+    };
+    // Another machine's claim: its hub put it on the claimant's timeline, and that event arrives here.
+    if (d.machine !== undefined && d.machine !== machine) return;
     if (d.change === 'claimed' && d.task_id && d.agent_session)
       note(agentOf(d.agent_session) ?? d.agent_session, 'claim', `claimed ${d.task_id}`, { task: d.task_id });
   });
@@ -254,17 +314,30 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       // A claim made under an MCP session that named a hook session belongs to that hook session too.
       const linked = facts.mcp.map((m) => m.agent_session).find((a): a is string => a !== null && a !== s);
       if (!facts.hook && linked) facts.hook = registry.get(linked) ?? store.session(linked);
-      return {
-        task: { id: t.id, title: t.title },
-        agent_session: s,
-        ...claimantState(s, facts, at, graceMs),
-      };
+      const state = claimantState(s, facts, at, graceMs);
+      // A claim made on another machine (its team record says so, or its claimant reports to another
+      // hub) is that hub's to judge: this one cannot tell an agent gone from one it stopped hearing
+      // about (that hub's events may be waiting in its outbox), so it never reclaims it.
+      const other =
+        foreign(t.machine) ??
+        facts.hook?.machine ??
+        facts.mcp.find((m) => m.machine !== null)?.machine ??
+        null;
+      if (other !== null && state.state !== 'alive')
+        return {
+          task: { id: t.id, title: t.title },
+          agent_session: s,
+          state: 'unknown' as const,
+          last_seen_at: state.last_seen_at,
+          reason: `claimed on ${other}: only that machine's hub reclaims it (${state.reason})`,
+        };
+      return { task: { id: t.id, title: t.title }, agent_session: s, ...state };
     });
   }
 
   /** Records an event on an agent's timeline that no hook reported (a claim, a reclaim). */
   function note(agent: string, kind: 'claim', summary: string, detail: Record<string, unknown>): void {
-    const row = {
+    keep({
       at: now(),
       agent,
       client: registry.get(agent)?.client ?? ('unknown' as const),
@@ -276,8 +349,7 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       summary,
       files: [],
       detail,
-    };
-    publish({ ...row, id: store.add(row) });
+    });
   }
 
   let reclaiming: Promise<ReclaimResult> | undefined;
@@ -341,8 +413,8 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
         role: f.role,
       }));
       const wasLive = registry.get(ev.session) !== undefined;
-      const agent = registry.seen(ev, at, files);
-      record(ev, at, files);
+      const agent = registry.seen(ev, at, files, branch());
+      record(ev, at, files, {}, agent);
       let conflict: { mode: typeof current.conflicts; message: string } | null = null;
       if (current.conflicts !== 'off') {
         const hits = conflictsFor(ev, files);
@@ -398,7 +470,8 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       await inFlight;
       store.flush();
     },
-    start() {
+    async start() {
+      await teamAgents?.start();
       sweeper = setInterval(() => {
         if (registry.sweep()) events.publish('presence-updated', { counts: counts() });
       }, SWEEP_MS);
@@ -423,6 +496,7 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       clearInterval(retention);
       clearInterval(claimSweeper);
       unsubscribeClaims();
+      teamAgents?.close();
       await reclaiming?.catch(() => {});
       if (refreshTimer) clearTimeout(refreshTimer);
       await inFlight.catch(() => {});

@@ -1,6 +1,8 @@
 // Hook events and hook sessions in SQLite. Events arrive at hundreds a second from many agents, so rows
 // are buffered and written in one transaction per turn of a short timer (or when the buffer fills);
 // every read flushes first, so a query always sees what was acknowledged. Retention matches tool calls.
+// With a team (server/agents/team.ts) the other machines' agents and events are kept here too, each
+// with its machine and branch; this hub's own rows store machine NULL and read back as its machine.
 import type { Db } from '../db/open.ts';
 import type { EventKind, HookClient, Phase } from './normalize.ts';
 
@@ -22,6 +24,10 @@ export interface HookEventRow {
   summary: string;
   files: StoredFile[];
   detail: Record<string, unknown>;
+  /** The machine whose hub the agent reported to (this hub's machine for its own agents). */
+  machine: string;
+  /** The branch that hub's clone had checked out; null when the hub is not in a team. */
+  branch: string | null;
 }
 
 export interface AgentSessionRow {
@@ -35,6 +41,9 @@ export interface AgentSessionRow {
   events: number;
   ended_at: number | null;
   end_reason: string | null;
+  /** Another machine's agent (null: this hub's own). */
+  machine: string | null;
+  branch: string | null;
 }
 
 export interface EventFilter {
@@ -46,6 +55,8 @@ export interface EventFilter {
   failed?: boolean | undefined;
   /** Events with an id below this one (the cursor of the previous page). */
   beforeId?: number | undefined;
+  /** Only events of agents on this machine. */
+  machine?: string | undefined;
   limit: number;
 }
 
@@ -60,8 +71,10 @@ export interface FileTouch {
 const FLUSH_MS = 25;
 const FLUSH_ROWS = 256;
 
+type PendingRow = HookEventRow & { origin: string | null };
+
 export class HookStore {
-  private pending: HookEventRow[] = [];
+  private pending: PendingRow[] = [];
   private dirtySessions = new Map<string, AgentSessionRow>();
   private timer: NodeJS.Timeout | undefined;
   private nextId: number;
@@ -69,29 +82,37 @@ export class HookStore {
   private readonly insertFile;
   private readonly upsertSession;
 
-  constructor(private readonly db: Db) {
+  /** @param machine this hub's machine, what its own rows (machine NULL) read back as. */
+  constructor(
+    private readonly db: Db,
+    readonly machine: string,
+  ) {
     // Ids are assigned here, not by SQLite, so an event can be streamed (with its id) before its row is written.
     this.nextId = ((db.prepare('SELECT max(id) FROM hook_events').pluck().get() as number | null) ?? 0) + 1;
     this.insertEvent = db.prepare(
-      `INSERT INTO hook_events (id, at, agent, client, event, kind, phase, tool, ok, summary, detail)
-       VALUES (@id, @at, @agent, @client, @event, @kind, @phase, @tool, @ok, @summary, @detail)`,
+      `INSERT OR IGNORE INTO hook_events (id, at, agent, client, event, kind, phase, tool, ok, summary, detail, machine, branch, origin)
+       VALUES (@id, @at, @agent, @client, @event, @kind, @phase, @tool, @ok, @summary, @detail, @machine, @branch, @origin)`,
     );
     this.insertFile = db.prepare(
       'INSERT OR IGNORE INTO hook_event_files (path, event_id, agent, at, role) VALUES (?, ?, ?, ?, ?)',
     );
     this.upsertSession = db.prepare(
-      `INSERT INTO agent_sessions (id, client, model, cwd, started_at, last_event_at, activity, events, ended_at, end_reason)
-       VALUES (@id, @client, @model, @cwd, @started_at, @last_event_at, @activity, @events, @ended_at, @end_reason)
+      `INSERT INTO agent_sessions (id, client, model, cwd, started_at, last_event_at, activity, events, ended_at, end_reason, machine, branch)
+       VALUES (@id, @client, @model, @cwd, @started_at, @last_event_at, @activity, @events, @ended_at, @end_reason, @machine, @branch)
        ON CONFLICT (id) DO UPDATE SET client = excluded.client, model = excluded.model, cwd = excluded.cwd,
          last_event_at = excluded.last_event_at, activity = excluded.activity, events = excluded.events,
-         ended_at = excluded.ended_at, end_reason = excluded.end_reason`,
+         ended_at = excluded.ended_at, end_reason = excluded.end_reason, machine = excluded.machine,
+         branch = excluded.branch`,
     );
   }
 
-  /** Queues an event; returns its id at once (the row is written within FLUSH_MS). */
-  add(row: Omit<HookEventRow, 'id'>): number {
+  /**
+   * Queues an event; returns its id at once (the row is written within FLUSH_MS). `origin` names an
+   * event another hub reported (`<hub>:<its id>`): one already kept is not kept again.
+   */
+  add(row: Omit<HookEventRow, 'id'>, origin: string | null = null): number {
     const id = this.nextId++;
-    this.pending.push({ ...row, id });
+    this.pending.push({ ...row, id, origin });
     if (this.pending.length >= FLUSH_ROWS) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
     return id;
@@ -99,8 +120,20 @@ export class HookStore {
 
   /** Queues the session's current state to be written with the next batch. */
   saveSession(session: AgentSessionRow): void {
-    const { id, client, model, cwd, started_at, last_event_at, activity, events, ended_at, end_reason } =
-      session;
+    const {
+      id,
+      client,
+      model,
+      cwd,
+      started_at,
+      last_event_at,
+      activity,
+      events,
+      ended_at,
+      end_reason,
+      machine,
+      branch,
+    } = session;
     this.dirtySessions.set(id, {
       id,
       client,
@@ -112,6 +145,8 @@ export class HookStore {
       events,
       ended_at,
       end_reason,
+      machine,
+      branch,
     });
     this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
   }
@@ -130,7 +165,7 @@ export class HookStore {
       for (const s of sessions) this.upsertSession.run(s);
       for (const row of rows) {
         const id = row.id;
-        this.insertEvent.run({
+        const written = this.insertEvent.run({
           id,
           at: row.at,
           agent: row.agent,
@@ -142,7 +177,12 @@ export class HookStore {
           ok: row.ok === null ? null : row.ok ? 1 : 0,
           summary: row.summary,
           detail: JSON.stringify(row.files.length ? { ...row.detail, files: row.files } : row.detail),
+          machine: row.origin === null ? null : row.machine,
+          branch: row.branch,
+          origin: row.origin,
         });
+        // An event of another hub's that was kept already (its origin is known): nothing more to write.
+        if (written.changes === 0) continue;
         for (const f of row.files) this.insertFile.run(f.path, id, row.agent, row.at, f.role);
       }
     })();
@@ -169,6 +209,11 @@ export class HookStore {
       args.push(...f.kinds);
     }
     if (f.failed !== undefined) where.push(f.failed ? 'e.ok = 0' : 'e.ok = 1');
+    if (f.machine !== undefined) {
+      // This hub's own rows keep machine NULL.
+      where.push(f.machine === this.machine ? '(e.machine IS NULL OR e.machine = ?)' : 'e.machine = ?');
+      args.push(f.machine);
+    }
     if (f.path !== undefined) {
       where.push('e.id IN (SELECT event_id FROM hook_event_files WHERE path = ?)');
       args.push(f.path);
@@ -186,12 +231,21 @@ export class HookStore {
       ok: number | null;
       summary: string;
       detail: string;
+      machine: string | null;
+      branch: string | null;
+      origin: string | null;
     }[];
-    return rows.map((r) => {
+    return rows.map(({ origin: _origin, ...r }) => {
       const detail = JSON.parse(r.detail) as Record<string, unknown> & { files?: StoredFile[] };
       const files = detail.files ?? [];
       delete detail.files;
-      return { ...r, ok: r.ok === null ? null : r.ok === 1, files, detail };
+      return {
+        ...r,
+        ok: r.ok === null ? null : r.ok === 1,
+        files,
+        detail,
+        machine: r.machine ?? this.machine,
+      };
     });
   }
 

@@ -25,6 +25,23 @@ export interface ToolCalledEvent {
   truncated: boolean;
 }
 
+/** One recorded call as a hub tells its team (team_tool_calls, server/agents/team.ts). */
+export interface SharedCall {
+  at: number;
+  tool: string;
+  module: string;
+  transport: CallerInfo['transport'];
+  mcp_session: string | null;
+  client_name: string | null;
+  client_version: string | null;
+  agent_session: string | null;
+  duration_ms: number;
+  ok: boolean;
+  error_category: string | null;
+  response_bytes: number;
+  truncated: boolean;
+}
+
 export interface RetentionPolicy {
   maxAgeMs: number;
   maxRows: number;
@@ -55,6 +72,8 @@ export class CallRecorder {
   dropped = 0;
   /** Whether rows are written to the database (the observability module's switch). Counters always run. */
   persist: () => boolean = () => true;
+  /** Where each recorded call goes too: the team's outbox (unset without a team: nothing more is done). */
+  share: ((call: SharedCall) => void) | undefined;
   /** In-memory counters for /metrics, per tool. */
   private readonly counters = new Map<string, ToolCounters>();
 
@@ -140,6 +159,21 @@ export class CallRecorder {
         this.timer = setTimeout(() => this.post(), FLUSH_MS);
         this.timer.unref();
       }
+      this.share?.({
+        at: startedAt,
+        tool: tool.name,
+        module: tool.module,
+        transport: caller.transport,
+        mcp_session: caller.mcpSessionId ?? null,
+        client_name: caller.clientName ?? null,
+        client_version: caller.clientVersion ?? null,
+        agent_session: agentSession,
+        duration_ms: durationRounded,
+        ok: envelope.ok,
+        error_category: errorCategory,
+        response_bytes: bytes,
+        truncated,
+      });
     }
     this.events.publish<ToolCalledEvent>('tool-called', {
       tool: tool.name,

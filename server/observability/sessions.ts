@@ -1,6 +1,9 @@
 // MCP sessions as people watching the hub see them: who is connected, with which client, what each did
 // last, and a lifecycle computed from the time since its last request: active (≤ 30 s), present
 // (≤ 5 min), idle (longer, still open), ended. The clock is injectable so tests can move time.
+// In a team, each hub shares its MCP sessions (`share`, set by server/agents/team.ts) and keeps the
+// other machines' open ones beside its own (`applyRemote`), so an agent that talks MCP without hooks
+// shows on every hub too.
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
 
@@ -21,6 +24,32 @@ export interface SessionView {
   lifecycle: Lifecycle;
   ended_at: number | null;
   end_reason: string | null;
+  /** Another machine's session (null: this hub's own). */
+  machine: string | null;
+  /** That machine's hub's branch (null for this hub's own: its branch is the hub's). */
+  branch: string | null;
+}
+
+/** What a hub tells its team of one of its MCP sessions. */
+export interface SharedSession {
+  id: string;
+  client_name: string | null;
+  client_version: string | null;
+  created_at: number;
+  last_activity_at: number;
+  last_tool: string | null;
+  agent_session: string | null;
+  calls: number;
+  ended_at: number | null;
+  end_reason: string | null;
+}
+
+/** How often a busy session's activity is shared at most: other hubs age it by its last report. */
+export const SHARE_EVERY_MS = 10_000;
+
+interface Remote extends SharedSession {
+  machine: string;
+  branch: string | null;
 }
 
 interface Live {
@@ -52,6 +81,11 @@ export class SessionTracker {
    * MCP sessions as one list; alone, the tracker counts its MCP sessions.
    */
   countsSource: (() => Record<Lifecycle, number>) | undefined;
+  /** Where the sessions' news goes to the team (unset without one: nothing is shared). */
+  share: ((session: SharedSession) => void) | undefined;
+  private readonly sharedAt = new Map<string, number>();
+  /** The other machines' open sessions, by id. */
+  private readonly remote = new Map<string, Remote>();
 
   constructor(
     private readonly db: Db,
@@ -109,7 +143,13 @@ export class SessionTracker {
     this.live.set(id, live);
     this.upsert.run(live);
     this.lastLifecycle.set(id, 'active');
+    if (this.share) this.shareLive(live, at);
     this.publish();
+  }
+
+  private shareLive(live: Live, at: number): void {
+    this.sharedAt.set(live.id, at);
+    this.share?.({ ...live, ended_at: null, end_reason: null });
   }
 
   touched(id: string, client?: { name?: string; version?: string }): void {
@@ -122,6 +162,8 @@ export class SessionTracker {
       live.client_name = client.name;
       live.client_version = client.version ?? null;
     }
+    if (this.share && live.last_activity_at - (this.sharedAt.get(id) ?? 0) >= SHARE_EVERY_MS)
+      this.shareLive(live, live.last_activity_at);
     if (this.lastLifecycle.get(id) !== 'active') this.checkLifecycles();
   }
 
@@ -142,6 +184,8 @@ export class SessionTracker {
       live.client_name = clientName;
       live.client_version = clientVersion ?? null;
     }
+    if (this.share && live.last_activity_at - (this.sharedAt.get(id) ?? 0) >= SHARE_EVERY_MS)
+      this.shareLive(live, live.last_activity_at);
     if (this.lastLifecycle.get(id) !== 'active') this.checkLifecycles();
   }
 
@@ -150,50 +194,88 @@ export class SessionTracker {
     if (!live) return;
     this.live.delete(id);
     this.lastLifecycle.delete(id);
-    this.finish.run(
-      this.now(),
-      reason,
-      live.last_activity_at,
-      live.last_tool,
-      live.agent_session,
-      live.calls,
-      id,
-    );
+    const at = this.now();
+    if (this.share) {
+      this.sharedAt.delete(id);
+      this.share({ ...live, ended_at: at, end_reason: reason });
+    }
+    this.finish.run(at, reason, live.last_activity_at, live.last_tool, live.agent_session, live.calls, id);
     this.publish();
+  }
+
+  /**
+   * Takes another machine's session as its hub shared it: kept while open, forgotten when it ends.
+   * Returns whether the set of open sessions changed (presence is published then).
+   */
+  applyRemote(session: SharedSession, machine: string, branch: string | null): boolean {
+    if (this.live.has(session.id)) return false;
+    const known = this.remote.get(session.id);
+    if (known && known.last_activity_at > session.last_activity_at) return false;
+    if (session.ended_at !== null) return this.remote.delete(session.id);
+    this.remote.set(session.id, { ...session, machine, branch });
+    return known === undefined;
+  }
+
+  /** Forgets the other machines' sessions silent since before `cutoff` (their hub may be gone). */
+  pruneRemote(cutoff: number): boolean {
+    let changed = false;
+    for (const [id, s] of this.remote)
+      if (s.last_activity_at < cutoff) {
+        this.remote.delete(id);
+        changed = true;
+      }
+    return changed;
+  }
+
+  private openViews(now: number, keep: (s: Live) => boolean = () => true): SessionView[] {
+    const out: SessionView[] = [];
+    for (const s of this.live.values())
+      if (keep(s))
+        out.push({
+          ...s,
+          lifecycle: lifecycleOf(s.last_activity_at, now),
+          ended_at: null,
+          end_reason: null,
+          machine: null,
+          branch: null,
+        });
+    for (const s of this.remote.values())
+      if (keep(s)) out.push({ ...s, lifecycle: lifecycleOf(s.last_activity_at, now) });
+    return out;
   }
 
   /** Open sessions, then those that ended in the last `endedWithinMs`, most recent first. */
   list(endedWithinMs = 3600_000, endedLimit = 50): SessionView[] {
     const now = this.now();
-    const open: SessionView[] = [...this.live.values()]
-      .map((s) => ({
-        ...s,
-        lifecycle: lifecycleOf(s.last_activity_at, now) as Lifecycle,
-        ended_at: null,
-        end_reason: null,
-      }))
-      .sort((a, b) => b.last_activity_at - a.last_activity_at);
+    const open = this.openViews(now).sort((a, b) => b.last_activity_at - a.last_activity_at);
     // Presence asks for open sessions alone on every hook event it counts: no query for them.
     const ended =
       endedLimit === 0
         ? []
-        : (this.endedSince.all(now - endedWithinMs, endedLimit) as Omit<SessionView, 'lifecycle'>[]);
-    return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const }))];
+        : (this.endedSince.all(now - endedWithinMs, endedLimit) as Omit<
+            SessionView,
+            'lifecycle' | 'machine' | 'branch'
+          >[]);
+    return [
+      ...open,
+      ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const, machine: null, branch: null })),
+    ];
   }
 
   /** Every session with this id or naming it as agent_session: open ones, then those ended (newest first). */
   find(idOrAgentSession: string): SessionView[] {
-    const now = this.now();
-    const open = [...this.live.values()]
-      .filter((s) => s.id === idOrAgentSession || s.agent_session === idOrAgentSession)
-      .map((s) => ({
-        ...s,
-        lifecycle: lifecycleOf(s.last_activity_at, now) as Lifecycle,
-        ended_at: null,
-        end_reason: null,
-      }));
-    const ended = this.byName.all(idOrAgentSession, idOrAgentSession) as Omit<SessionView, 'lifecycle'>[];
-    return [...open, ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const }))];
+    const open = this.openViews(
+      this.now(),
+      (s) => s.id === idOrAgentSession || s.agent_session === idOrAgentSession,
+    );
+    const ended = this.byName.all(idOrAgentSession, idOrAgentSession) as Omit<
+      SessionView,
+      'lifecycle' | 'machine' | 'branch'
+    >[];
+    return [
+      ...open,
+      ...ended.map((s) => ({ ...s, lifecycle: 'ended' as const, machine: null, branch: null })),
+    ];
   }
 
   get openCount(): number {

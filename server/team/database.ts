@@ -165,6 +165,13 @@ export class TeamDatabase {
       throw this.toToolError(err);
     }
     let broken = false;
+    // A checked-out client has no listener of the pool's: the server ending the connection between two
+    // statements (a restart) would be an uncaught 'error' event. The next statement fails instead.
+    const lost = (err: Error) => {
+      broken = true;
+      this.failed(err);
+    };
+    client.on('error', lost);
     try {
       await client.query('BEGIN');
       const out = await fn(client);
@@ -172,11 +179,12 @@ export class TeamDatabase {
       this.succeeded();
       return out;
     } catch (err) {
-      broken = isConnectionError(err);
+      broken ||= isConnectionError(err);
       if (!broken) await client.query('ROLLBACK').catch(() => {});
       throw this.toToolError(err);
     } finally {
       // A connection that failed mid-transaction is thrown away, not handed to the next write.
+      client.removeListener('error', lost);
       client.release(broken ? true : undefined);
     }
   }

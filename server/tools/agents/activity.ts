@@ -39,7 +39,7 @@ export const agentActivityTool = defineTool({
   name: 'cos_agent_activity',
   title: 'What agents did',
   description:
-    "What agents did per their hooks, newest first. An agent's hour: agent, since_minutes 60; who touched a file: file; failed commands: kind command, failed true.",
+    "What agents did per their hooks, newest first. An agent's hour: agent, since_minutes 60; who touched a file: file; failed commands: kind command, failed true; one machine of a team: machine.",
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(
@@ -48,6 +48,9 @@ export const agentActivityTool = defineTool({
       file: Type.Optional(Type.String({ minLength: 1, maxLength: 1000 })),
       kind: Type.Optional(Type.Union(KINDS.map((k) => Type.Literal(k)))),
       failed: Type.Optional(Type.Boolean()),
+      machine: Type.Optional(
+        Type.String({ minLength: 1, maxLength: 200, description: 'only agents on this machine' }),
+      ),
       since_minutes: Type.Optional(Type.Integer({ minimum: 1, maximum: 10_080 })),
       limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 200 })),
       cursor: Type.Optional(Type.String({ maxLength: 20 })),
@@ -104,6 +107,7 @@ export const agentActivityTool = defineTool({
       path,
       kinds: input.kind ? KIND_FILTER[input.kind] : undefined,
       failed: input.failed,
+      machine: input.machine,
       beforeId,
       limit: limit + 1,
     });

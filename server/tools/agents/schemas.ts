@@ -22,6 +22,8 @@ export const HookEventSchema = Type.Object(
     summary: Type.String(),
     files: Type.Array(HookFileSchema),
     detail: Type.Record(Type.String(), Type.Unknown()),
+    machine: Type.String({ description: 'the machine whose hub the agent reported to' }),
+    branch: nullable(Type.String({ description: "that hub's clone's branch (null outside a team)" })),
   },
   { $id: 'HookEvent' },
 );
@@ -46,6 +48,8 @@ export const AgentSchema = Type.Object(
     }),
     files_total: Type.Integer(),
     end_reason: nullable(Type.String()),
+    machine: Type.String({ description: 'the machine whose hub it reports to' }),
+    branch: nullable(Type.String({ description: "that hub's clone's branch (null outside a team)" })),
   },
   { $id: 'Agent' },
 );

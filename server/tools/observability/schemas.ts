@@ -23,6 +23,10 @@ export const SessionSchema = Type.Object(
     lifecycle: LifecycleSchema,
     ended_at: Type.Union([Type.Integer(), Type.Null()]),
     end_reason: Type.Union([Type.String(), Type.Null()]),
+    machine: Type.Union([Type.String(), Type.Null()], {
+      description: "another machine's session (null: this hub's)",
+    }),
+    branch: Type.Union([Type.String(), Type.Null()]),
   },
   { $id: 'McpSession' },
 );

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * What agents did
-         * @description What agents did per their hooks, newest first. An agent's hour: agent, since_minutes 60; who touched a file: file; failed commands: kind command, failed true.
+         * @description What agents did per their hooks, newest first. An agent's hour: agent, since_minutes 60; who touched a file: file; failed commands: kind command, failed true; one machine of a team: machine.
          */
         get: operations["agentActivity"];
         put?: never;
@@ -1374,6 +1374,9 @@ export interface components {
             detail: {
                 [key: string]: unknown;
             };
+            /** @description the machine whose hub the agent reported to */
+            machine: string;
+            branch: string | null;
         };
         Health: {
             /** @description `degraded` when a problem listed in `problems` needs a person */
@@ -1474,6 +1477,9 @@ export interface components {
             }[];
             files_total: number;
             end_reason: string | null;
+            /** @description the machine whose hub it reports to */
+            machine: string;
+            branch: string | null;
         };
         McpSession: {
             /** @description the Mcp-Session-Id */
@@ -1491,6 +1497,9 @@ export interface components {
             lifecycle: "active" | "present" | "idle" | "ended";
             ended_at: number | null;
             end_reason: string | null;
+            /** @description another machine's session (null: this hub's) */
+            machine: string | null;
+            branch: string | null;
         };
         HubEvent: {
             id: number;
@@ -1515,6 +1524,8 @@ export interface operations {
                 file?: string;
                 kind?: "edit" | "command" | "prompt" | "read" | "search" | "web" | "mcp" | "tool" | "conflict" | "claim" | "refresh" | "session" | "other";
                 failed?: boolean;
+                /** @description only agents on this machine */
+                machine?: string;
                 since_minutes?: number;
                 limit?: number;
                 cursor?: string;

@@ -1,0 +1,139 @@
+// The parts of a team that live in memory, on a real hub.db: another machine's agent taken from its
+// hub's reports (newer wins, its edits remembered, an end ends it, this hub's own agent is never
+// overwritten), edit conflicts naming that agent's machine and branch, a claim made on another machine
+// holding its files even for an agent this hub never heard of, and the branch watcher following HEAD.
+import assert from 'node:assert/strict';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, test } from 'node:test';
+import { describeConflicts, findConflicts } from '../../../server/agents/conflicts.ts';
+import { AgentRegistry } from '../../../server/agents/registry.ts';
+import { openDatabase } from '../../../server/db/open.ts';
+import { watchBranch } from '../../../server/git/branch.ts';
+import type { NormalizedEvent } from '../../../server/hooks/normalize.ts';
+import { type AgentSessionRow, HookStore } from '../../../server/hooks/store.ts';
+import { git } from '../../support/team.ts';
+
+const dir = mkdtempSync(join(tmpdir(), 'cos-remote-agents-'));
+after(() => rmSync(dir, { recursive: true, force: true }));
+const db = openDatabase(join(dir, 'hub.db'));
+const store = new HookStore(db, 'machine-b');
+let clock = 1_000_000;
+const registry = new AgentRegistry(
+  store,
+  () => clock,
+  () => 30 * 60_000,
+);
+
+const remote = (over: Partial<AgentSessionRow> = {}): AgentSessionRow => ({
+  id: 'alpha',
+  client: 'claude-code',
+  model: null,
+  cwd: null,
+  started_at: clock - 1000,
+  last_event_at: clock,
+  activity: 'editing',
+  events: 3,
+  ended_at: null,
+  end_reason: null,
+  machine: 'machine-a',
+  branch: 'feature/a',
+  ...over,
+});
+
+const deps = (claims: Parameters<typeof findConflicts>[2]['claims'] = () => []) => ({
+  registry,
+  now: () => clock,
+  windowMs: () => 15 * 60_000,
+  claims,
+  agentOf: (s: string) => (registry.get(s) ? s : null),
+});
+
+test('another machine’s agent: new once, its edits conflict naming machine and branch, an older report changes only edits', () => {
+  const first = registry.applyRemote(remote(), [{ path: 'src/x.ts', at: clock }]);
+  assert.equal(first.isNew, true);
+  assert.equal(registry.applyRemote(remote()).isNew, false);
+  const hits = findConflicts(['src/x.ts'], 'beta', deps());
+  assert.equal(hits.length, 1);
+  assert.equal(hits[0]?.machine, 'machine-a');
+  assert.equal(hits[0]?.branch, 'feature/a');
+  assert.match(
+    describeConflicts(hits, clock),
+    /src\/x\.ts was edited less than a minute ago by agent alpha \(claude-code, on machine-a, branch feature\/a\)/,
+  );
+  registry.applyRemote(remote({ last_event_at: clock - 500, activity: 'stale' }), [
+    { path: 'src/y.ts', at: clock - 500 },
+  ]);
+  assert.equal(registry.get('alpha')?.activity, 'editing', 'an older report does not win');
+  assert.equal(findConflicts(['src/y.ts'], 'beta', deps()).length, 1, 'but its edit counts');
+  assert.deepEqual(findConflicts(['src/x.ts'], 'alpha', deps()), [], 'never about itself');
+});
+
+test('an end reported by its hub ends it; this hub’s own agent is never overwritten by a report', () => {
+  clock += 1000;
+  registry.applyRemote(remote({ last_event_at: clock, ended_at: clock, end_reason: 'exit' }));
+  assert.equal(registry.get('alpha'), undefined);
+  assert.equal(store.session('alpha')?.machine, 'machine-a', 'kept with its machine');
+
+  const ev = {
+    session: 'local',
+    client: 'codex',
+    event: 'SessionStart',
+    kind: 'session_start',
+    phase: null,
+    tool: null,
+    ok: null,
+    summary: 'session started',
+    files: [],
+    detail: {},
+  } as unknown as NormalizedEvent;
+  registry.seen(ev, clock, [], 'main');
+  registry.applyRemote(remote({ id: 'local', last_event_at: clock + 10, activity: 'theirs' }));
+  const own = registry.get('local');
+  assert.equal(own?.machine, null);
+  assert.equal(own?.branch, 'main');
+  assert.notEqual(own?.activity, 'theirs');
+});
+
+test('a claim made on another machine holds its files, even for an agent this hub never heard of', () => {
+  const claims = () => [
+    { task: { id: 'TASK-7', title: 'Seven' }, agent: 'stranger', paths: ['src/held'], machine: 'machine-a' },
+    { task: { id: 'TASK-8', title: 'Eight' }, agent: 'ghost', paths: ['src/ghost.ts'], machine: null },
+  ];
+  const hits = findConflicts(['src/held/a.ts', 'src/ghost.ts'], 'beta', deps(claims));
+  assert.deepEqual(
+    hits.map((h) => [h.path, h.agent, h.reason, h.machine]),
+    [['src/held/a.ts', 'stranger', 'claimed', 'machine-a']],
+    'this hub’s own claim by an agent it does not know counts for nothing, as alone',
+  );
+  assert.match(
+    describeConflicts(hits, clock),
+    /belongs to TASK-7 "Seven" claimed by agent stranger \(unknown, on machine-a\)/,
+  );
+});
+
+test('the branch watcher reads the branch and follows a checkout', async () => {
+  const repo = join(dir, 'repo');
+  git(dir, 'init', '-q', '-b', 'main', repo);
+  git(repo, 'commit', '-q', '--allow-empty', '-m', 'first');
+  const seen: (string | null)[] = [];
+  const w = watchBranch(repo, (b) => seen.push(b));
+  const current = () => w.current;
+  try {
+    await w.start();
+    assert.equal(w.current, 'main');
+    git(repo, 'checkout', '-q', '-b', 'feature/z');
+    const until = Date.now() + 3000;
+    while (current() !== 'feature/z' && Date.now() < until) await w.settled();
+    assert.equal(current(), 'feature/z');
+    assert.deepEqual(seen, ['feature/z']);
+    git(repo, 'checkout', '-q', '--detach');
+    const until2 = Date.now() + 3000;
+    while (!String(current()).startsWith('detached at ') && Date.now() < until2) await w.settled();
+    assert.match(String(current()), /^detached at [0-9a-f]+$/);
+  } finally {
+    w.close();
+  }
+  assert.equal(watchBranch(dir).current, null, 'before start, or outside git: null');
+});
