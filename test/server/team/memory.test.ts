@@ -135,7 +135,7 @@ describe('memory shared by a team', () => {
     const full = await call(a, 'GET', `/api/memory/observations/${id}`);
     assert.equal(full.body.data?.merged_count, 1);
     assert.equal(full.body.data?.confidence, 0.9);
-    assert.deepEqual([...(full.body.data?.files as string[])].sort(), [
+    assert.deepEqual([...((full.body.data?.files ?? []) as string[])].sort(), [
       'server/team/database.ts',
       'server/team/team.ts',
     ]);
@@ -168,7 +168,9 @@ describe('memory shared by a team', () => {
     const search = await call(a, 'GET', '/api/search/memory?query=never-to-be-seen-again');
     assert.deepEqual(search.body.data?.results, []);
     const logA = await call(a, 'GET', '/api/memory/forgotten');
-    const entry = (logA.body.data?.entries as Record<string, unknown>[]).find((e) => e.observation_id === id);
+    const entry = ((logA.body.data?.entries ?? []) as Record<string, unknown>[]).find(
+      (e) => e.observation_id === id,
+    );
     assert.equal(entry?.reason, 'wrong');
     assert.equal(entry?.machine, 'machine-b');
     assert.ok(!logA.text.includes('never-to-be-seen-again'));
@@ -182,7 +184,9 @@ describe('memory shared by a team', () => {
   test("B's timeline lists A's records with their machine", async () => {
     const { id } = observationOf(await record(a, { title: 'Timeline from A', session_id: 'agent-6' }));
     const tl = await call(b, 'GET', '/api/memory/timeline?days=1');
-    const entry = (tl.body.data?.entries as { id: number; machine?: string }[]).find((e) => e.id === id);
+    const entry = ((tl.body.data?.entries ?? []) as { id: number; machine?: string }[]).find(
+      (e) => e.id === id,
+    );
     assert.equal(entry?.machine, 'machine-a');
   });
 });
