@@ -46,7 +46,8 @@ export const sessionsActiveTool = defineTool({
 export const presenceNowTool = defineTool({
   name: 'cos_presence_now',
   title: 'Presence summary',
-  description: 'A compact summary for the hub header: how many agents are active, present and idle, and who.',
+  description:
+    'A compact summary for the hub header: how many agents are active, present and idle, who, and on which machines (a team).',
   module: 'observability',
   layer: 'metrics',
   mcp: false,
@@ -59,8 +60,12 @@ export const presenceNowTool = defineTool({
         client: Type.Union([Type.String(), Type.Null()]),
         lifecycle: LifecycleSchema,
         activity: Type.Union([Type.String(), Type.Null()]),
+        machine: Type.String({ description: 'the machine whose hub it reports to' }),
       }),
     ),
+    machines: Type.Array(Type.String(), {
+      description: 'the machines the agents here work on, sorted (more than one only in a team)',
+    }),
   }),
   annotations: { readOnlyHint: true },
   http: { method: 'GET', path: '/api/presence/now' },
@@ -68,9 +73,14 @@ export const presenceNowTool = defineTool({
     const open = ctx.services.agents.agents();
     return {
       counts: countAgents(open),
-      agents: open
-        .slice(0, 20)
-        .map((a) => ({ id: a.id, client: a.client, lifecycle: a.lifecycle, activity: a.activity })),
+      agents: open.slice(0, 20).map((a) => ({
+        id: a.id,
+        client: a.client,
+        lifecycle: a.lifecycle,
+        activity: a.activity,
+        machine: a.machine,
+      })),
+      machines: [...new Set(open.map((a) => a.machine))].sort(),
     };
   },
 });

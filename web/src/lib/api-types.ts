@@ -942,7 +942,7 @@ export interface paths {
         };
         /**
          * Presence summary
-         * @description A compact summary for the hub header: how many agents are active, present and idle, and who.
+         * @description A compact summary for the hub header: how many agents are active, present and idle, who, and on which machines (a team).
          */
         get: operations["presenceNow"];
         put?: never;
@@ -7355,7 +7355,11 @@ export interface operations {
                                 /** @description active: a request in the last 30 s; present: in the last 5 min; idle: longer, still connected; ended */
                                 lifecycle: "active" | "present" | "idle" | "ended";
                                 activity: string | null;
+                                /** @description the machine whose hub it reports to */
+                                machine: string;
                             }[];
+                            /** @description the machines the agents here work on, sorted (more than one only in a team) */
+                            machines: string[];
                         };
                         meta: components["schemas"]["Meta"];
                     };

@@ -13,6 +13,7 @@ import {
   AgentsCard,
   ConflictsCard,
   time,
+  useMachineFilter,
   useSelectedAgent,
   WorkingOn,
 } from './agents-panels.tsx';
@@ -274,7 +275,8 @@ function Charts() {
 
 export default function ActivityPage() {
   const stream = useStreamStatus();
-  const [selected, select] = useSelectedAgent();
+  const [machine, setMachine] = useMachineFilter();
+  const [selected, select] = useSelectedAgent(machine);
   return (
     <Page
       title="Activity"
@@ -289,10 +291,10 @@ export default function ActivityPage() {
     >
       <ModuleGate modules={['observability']}>
         <div className="grid">
-          <WorkingOn />
-          <AgentsCard selected={selected} onSelect={select} />
-          <AgentDetail agentId={selected} />
-          <ConflictsCard />
+          <WorkingOn machine={machine} />
+          <AgentsCard selected={selected} onSelect={select} machine={machine} onMachine={setMachine} />
+          <AgentDetail agentId={selected} machine={machine} />
+          <ConflictsCard machine={machine} />
           <Problems />
           <LiveCalls />
           <Charts />

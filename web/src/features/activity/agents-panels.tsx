@@ -1,9 +1,11 @@
 // The agents as their hooks and MCP sessions report them: who is working on what (the board's
 // in-progress column with each claimant's presence), every agent with what it is doing now, one
-// agent's timeline and the files it touched, and the edit conflicts the hub warned about or refused.
+// agent's timeline and the files it touched, and the edit conflicts the hub warned about or refused. In a
+// team (COS_DATABASE_URL) every machine's agents are here, each with its machine and branch, and the
+// page can show one machine (`?machine=`).
 import { useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
-import { Link } from '../../lib/router.tsx';
+import { Link, navigate, useLocation, withParams } from '../../lib/router.tsx';
 import { throttle, useHubEvents } from '../../lib/stream.ts';
 import { useQuery } from '../../lib/use-query.ts';
 import {
@@ -64,6 +66,24 @@ export function agentLabel(a: Pick<Agent, 'client' | 'id'>): string {
   return `${a.client ?? 'client not named yet'} · ${shortId(a.id)}`;
 }
 
+/** The machines agents report from, and whether the hub is in a team (a branch is known only there). */
+export function teamOf(agents: readonly Agent[]): { machines: string[]; team: boolean } {
+  const machines = [...new Set(agents.map((a) => a.machine))].sort();
+  return { machines, team: machines.length > 1 || agents.some((a) => a.branch !== null) };
+}
+
+/** Where an agent works, in a team: `machine-a · feature/x`. */
+export function whereLabel(a: Pick<Agent, 'machine' | 'branch'>): string {
+  return a.branch ? `${a.machine} · ${a.branch}` : a.machine;
+}
+
+/** The page's machine filter, kept in the address (`?machine=`): null shows every machine. */
+export function useMachineFilter(): [string | null, (machine: string | null) => void] {
+  const location = useLocation();
+  const machine = location.params.get('machine');
+  return [machine, (m) => navigate(withParams(location, { machine: m }), { replace: true })];
+}
+
 /** Reloads a query on the stream's agent and board events, at most every `ms`. */
 function useLive(reload: () => void, ms: number): void {
   const throttled = useMemo(() => throttle(reload, ms), [reload, ms]);
@@ -76,16 +96,25 @@ function useAgents() {
   return query;
 }
 
-export function WorkingOn() {
+export function WorkingOn({ machine }: { machine: string | null }) {
   const agents = useAgents();
   const tasks = useQuery('in-progress', (signal) => inProgress(signal));
   useLive(tasks.reload, 1000);
-  const all = agents.state.value?.data.entries ?? [];
-  const cards = tasks.state.value?.data.columns.find((c) => c.status === 'in_progress')?.cards ?? [];
+  const everyone = agents.state.value?.data.entries ?? [];
+  const { team } = teamOf(everyone);
+  const all = machine ? everyone.filter((a) => a.machine === machine) : everyone;
   const holder = (session: string | undefined) =>
     session
-      ? all.find((a) => a.agent_session === session || a.id === session || a.mcp_sessions.includes(session))
+      ? everyone.find(
+          (a) => a.agent_session === session || a.id === session || a.mcp_sessions.includes(session),
+        )
       : undefined;
+  // A task's machine: its holder's, or the team record's when this hub has not heard of the holder.
+  const machineOf = (card: { agent_session?: string; machine?: string }) =>
+    holder(card.agent_session)?.machine ?? card.machine ?? null;
+  const cards = (tasks.state.value?.data.columns.find((c) => c.status === 'in_progress')?.cards ?? []).filter(
+    (c) => !machine || machineOf(c) === machine,
+  );
   const busy = new Set(cards.map((c) => holder(c.agent_session)?.id).filter(Boolean));
   const free = all.filter((a) => a.lifecycle !== 'ended' && !busy.has(a.id));
   return (
@@ -106,12 +135,13 @@ export function WorkingOn() {
               {a ? (
                 <span className={`lifecycle lifecycle-${a.lifecycle}`}>
                   {LIFECYCLE[a.lifecycle]} {agentLabel(a)}
+                  {team ? <span className="machine"> on {whereLabel(a)}</span> : null}
                   {a.activity ? <span className="muted"> — {a.activity}</span> : null}
                 </span>
               ) : (
                 <span className="badge badge-warn">
                   {card.agent_session
-                    ? `claimed by ${shortId(card.agent_session)}, not here`
+                    ? `claimed by ${shortId(card.agent_session)}${card.machine ? ` on ${card.machine}` : ''}, not here`
                     : 'no claimant recorded'}
                 </span>
               )}
@@ -122,7 +152,12 @@ export function WorkingOn() {
       {free.length > 0 ? (
         <p className="muted">
           Not on a task:{' '}
-          {free.map((a) => `${agentLabel(a)}${a.activity ? ` (${a.activity})` : ''}`).join('; ')}
+          {free
+            .map(
+              (a) =>
+                `${agentLabel(a)}${team ? ` on ${a.machine}` : ''}${a.activity ? ` (${a.activity})` : ''}`,
+            )
+            .join('; ')}
         </p>
       ) : null}
     </section>
@@ -133,10 +168,12 @@ function AgentRow({
   a,
   selected,
   onSelect,
+  team,
 }: {
   a: Agent;
   selected: boolean;
   onSelect: (id: string) => void;
+  team: boolean;
 }) {
   return (
     <tr className={selected ? 'selected' : undefined} data-agent={a.id}>
@@ -150,6 +187,12 @@ function AgentRow({
           {a.source === 'hooks+mcp' ? ' · hooks + MCP' : a.source === 'mcp' ? ' · MCP only' : ''}
         </div>
       </td>
+      {team ? (
+        <td data-testid="agent-machine">
+          {a.machine}
+          {a.branch ? <div className="muted">{a.branch}</div> : null}
+        </td>
+      ) : null}
       <td className={`lifecycle lifecycle-${a.lifecycle}`}>{LIFECYCLE[a.lifecycle]}</td>
       <td>
         {a.claimed_task ? (
@@ -170,12 +213,18 @@ function AgentRow({
 export function AgentsCard({
   selected,
   onSelect,
+  machine,
+  onMachine,
 }: {
   selected: string | null;
   onSelect: (id: string) => void;
+  machine: string | null;
+  onMachine: (machine: string | null) => void;
 }) {
   const query = useAgents();
-  const entries = query.state.value?.data.entries ?? [];
+  const everyone = query.state.value?.data.entries ?? [];
+  const { machines, team } = teamOf(everyone);
+  const entries = machine ? everyone.filter((a) => a.machine === machine) : everyone;
   const here = entries.filter((a) => a.lifecycle !== 'ended');
   const gone = entries.filter((a) => a.lifecycle === 'ended');
   const counts = query.state.value?.data.counts;
@@ -185,6 +234,7 @@ export function AgentsCard({
         <thead>
           <tr>
             <th scope="col">Agent</th>
+            {team ? <th scope="col">Machine</th> : null}
             <th scope="col">State</th>
             <th scope="col">Doing now</th>
             <th scope="col" className="num">
@@ -195,7 +245,7 @@ export function AgentsCard({
         </thead>
         <tbody>
           {rows.map((a) => (
-            <AgentRow key={a.id} a={a} selected={a.id === selected} onSelect={onSelect} />
+            <AgentRow key={a.id} a={a} selected={a.id === selected} onSelect={onSelect} team={team} />
           ))}
         </tbody>
       </table>
@@ -208,13 +258,34 @@ export function AgentsCard({
         {counts ? (
           <span className="muted" data-testid="agent-counts">
             {counts.active} active · {counts.present} present · {counts.idle} idle
+            {team ? ` · ${machines.length} machine${machines.length === 1 ? '' : 's'}` : ''}
           </span>
+        ) : null}
+        {team || machine ? (
+          <label className="inline-field">
+            Machine{' '}
+            <select
+              data-testid="machine-filter"
+              value={machine ?? ''}
+              onChange={(e) => onMachine(e.currentTarget.value || null)}
+            >
+              <option value="">every machine</option>
+              {[...new Set([...machines, ...(machine ? [machine] : [])])].map((m) => (
+                <option key={m} value={m}>
+                  {m}
+                </option>
+              ))}
+            </select>
+          </label>
         ) : null}
       </div>
       {query.state.status === 'error' ? (
         <ErrorNotice error={query.state.error} onRetry={query.reload} />
       ) : null}
-      {here.length === 0 && query.state.value ? (
+      {here.length === 0 && query.state.value && machine ? (
+        <p className="muted">No agent is here on {machine}.</p>
+      ) : null}
+      {here.length === 0 && query.state.value && !machine ? (
         <p className="muted">
           No agent is here. Connect one with <code>cos connect claude-code</code> (or codex, gemini), or from
           Health &amp; Settings.
@@ -241,11 +312,11 @@ function EventRow({ e }: { e: HookEvent }) {
   );
 }
 
-export function AgentDetail({ agentId }: { agentId: string | null }) {
+export function AgentDetail({ agentId, machine }: { agentId: string | null; machine: string | null }) {
   const agents = useAgents();
   const agent = agents.state.value?.data.entries.find((a) => a.id === agentId);
-  const query = useQuery(`activity:${agentId ?? ''}`, (signal) =>
-    agentActivity({ ...(agentId ? { agent: agentId } : {}), limit: 100 }, signal),
+  const query = useQuery(`activity:${agentId ?? ''}:${agentId ? '' : (machine ?? '')}`, (signal) =>
+    agentActivity({ ...(agentId ? { agent: agentId } : machine ? { machine } : {}), limit: 100 }, signal),
   );
   useLive(query.reload, 700);
   // A tool use arrives twice (PreToolUse, then PostToolUse or a failure): once it finished, show it once.
@@ -262,7 +333,13 @@ export function AgentDetail({ agentId }: { agentId: string | null }) {
   return (
     <section className="card wide" aria-labelledby="timeline-title" data-testid="agent-timeline">
       <div className="card-header">
-        <h2 id="timeline-title">{agent ? `Timeline: ${agentLabel(agent)}` : 'Timeline: every agent'}</h2>
+        <h2 id="timeline-title">
+          {agent
+            ? `Timeline: ${agentLabel(agent)}`
+            : machine
+              ? `Timeline: every agent on ${machine}`
+              : 'Timeline: every agent'}
+        </h2>
         {agent?.cwd ? <code className="muted">{agent.cwd}</code> : null}
       </div>
       {query.state.status === 'error' ? (
@@ -305,8 +382,11 @@ export function AgentDetail({ agentId }: { agentId: string | null }) {
   );
 }
 
-export function ConflictsCard() {
-  const query = useQuery('conflicts', (signal) => agentActivity({ kind: 'conflict', limit: 20 }, signal));
+export function ConflictsCard({ machine }: { machine: string | null }) {
+  const query = useQuery(`conflicts:${machine ?? ''}`, (signal) =>
+    agentActivity({ kind: 'conflict', limit: 20, ...(machine ? { machine } : {}) }, signal),
+  );
+  const { team } = teamOf(useAgents().state.value?.data.entries ?? []);
   useLive(query.reload, 1000);
   const entries = query.state.value?.data.entries ?? [];
   return (
@@ -324,7 +404,8 @@ export function ConflictsCard() {
             <span className={`badge ${e.ok ? 'badge-warn' : 'badge-error'}`}>
               {e.ok ? 'warned' : 'refused'}
             </span>{' '}
-            <time dateTime={new Date(e.at).toISOString()}>{time(e.at)}</time> <code>{shortId(e.agent)}</code>{' '}
+            <time dateTime={new Date(e.at).toISOString()}>{time(e.at)}</time> <code>{shortId(e.agent)}</code>
+            {team ? <span className="muted"> on {e.machine}</span> : null}{' '}
             {e.summary.replace(/^(warned|refused): /, '').replace(/ Coordinate before editing.*$/, '')}
           </li>
         ))}
@@ -333,11 +414,12 @@ export function ConflictsCard() {
   );
 }
 
-export function useSelectedAgent(): [string | null, (id: string) => void] {
+export function useSelectedAgent(machine: string | null): [string | null, (id: string) => void] {
   const agents = useAgents();
   const [picked, setPicked] = useState<string | null>(null);
-  const entries = agents.state.value?.data.entries ?? [];
-  // Until someone picks one, the most recently active agent that reports hooks.
+  const entries = (agents.state.value?.data.entries ?? []).filter((a) => !machine || a.machine === machine);
+  // Until someone picks one, the most recently active agent that reports hooks (on the machine shown).
   const fallback = entries.find((a) => a.lifecycle !== 'ended' && a.source !== 'mcp')?.id ?? null;
-  return [picked ?? fallback, setPicked];
+  const stillShown = picked !== null && entries.some((a) => a.id === picked);
+  return [stillShown ? picked : fallback, setPicked];
 }

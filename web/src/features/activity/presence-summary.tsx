@@ -12,8 +12,15 @@ export function PresenceSummary() {
   useHubEvents(['presence-updated', 'module-changed'], reload);
   const stream = useStreamStatus();
   const counts = query.state.value?.data.counts;
+  // In a team the header counts the whole team's agents and says on how many machines.
+  const machines = query.state.value?.data.machines ?? [];
   return (
-    <Link to="/activity" className="presence" data-testid="presence-summary" title="Connected agents">
+    <Link
+      to="/activity"
+      className="presence"
+      data-testid="presence-summary"
+      title={machines.length > 1 ? `Connected agents on ${machines.join(', ')}` : 'Connected agents'}
+    >
       <span className={`stream-dot stream-${stream}`} aria-hidden="true">
         {stream === 'live' ? '●' : '○'}
       </span>{' '}
@@ -23,7 +30,9 @@ export function PresenceSummary() {
       {query.state.status === 'error'
         ? 'presence off'
         : counts
-          ? `${counts.active} active · ${counts.present} present${counts.idle ? ` · ${counts.idle} idle` : ''}`
+          ? `${counts.active} active · ${counts.present} present${counts.idle ? ` · ${counts.idle} idle` : ''}${
+              machines.length > 1 ? ` · ${machines.length} machines` : ''
+            }`
           : '…'}
     </Link>
   );
