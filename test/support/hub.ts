@@ -9,6 +9,24 @@ import type { FastifyInstance } from 'fastify';
 import { buildApp } from '../../server/app.ts';
 import { type Config, loadConfig } from '../../server/config.ts';
 import { type CreateHubOptions, createHub, type Hub } from '../../server/hub.ts';
+import { TeamDatabase } from '../../server/team/database.ts';
+import { databaseTarget } from '../../server/team/url.ts';
+import { teamDatabaseUrl } from './postgres.ts';
+
+/**
+ * COS_TEST_HUB_STORE=postgres (test/server/team/agents-on-postgres.test.ts sets it): every hub these
+ * tests start is in a team of its own on a real PostgreSQL (one database for the file), so the same
+ * tests check the hub whose agents, hook events, conflicts and tool calls go to the team too.
+ */
+export const hubStore = process.env.COS_TEST_HUB_STORE === 'postgres' ? 'postgres' : 'sqlite';
+const sharedTeamDatabase =
+  hubStore === 'postgres'
+    ? await teamDatabaseUrl().then(async (d) => {
+        const db = new TeamDatabase(databaseTarget(d.url));
+        await db.open();
+        return db;
+      })
+    : undefined;
 
 export interface TestHub {
   hub: Hub;
@@ -25,8 +43,12 @@ export async function startTestHub(
   options: CreateHubOptions & { env?: Record<string, string>; listen?: boolean } = {},
 ): Promise<TestHub> {
   const dir = mkdtempSync(join(tmpdir(), 'cos-hub-test-'));
-  const config = loadConfig({ COS_REPO: dir, COS_PORT: '0', ...options.env }, {}, dir);
-  const hub = createHub(config, { logSync: true, ...options });
+  const team =
+    sharedTeamDatabase && !options.teamDatabase
+      ? { env: { COS_TEAM_PROJECT: `hub-test:${dir}` }, options: { teamDatabase: sharedTeamDatabase } }
+      : { env: {}, options: {} };
+  const config = loadConfig({ COS_REPO: dir, COS_PORT: '0', ...team.env, ...options.env }, {}, dir);
+  const hub = createHub(config, { logSync: true, ...team.options, ...options });
   const app = await buildApp(hub);
   const t: TestHub = {
     hub,
