@@ -289,6 +289,16 @@ export function createAgentsTeam(deps: AgentsTeamDeps): AgentsTeam {
     if (!live) return;
     const { detail: _detail, ...data } = stored;
     events.publish('agent-event', { ...data, id });
+    // Another machine's conflict is announced here as that hub announced it, with where it happened.
+    if (stored.kind === 'conflict')
+      events.publish('agent-conflict', {
+        agent: stored.agent,
+        client: stored.client,
+        at: stored.at,
+        ...stored.detail,
+        machine: from,
+        branch: stored.branch,
+      });
     if (presence) deps.presenceChanged();
   }
 

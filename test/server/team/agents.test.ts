@@ -183,6 +183,7 @@ describe('agents across machines', () => {
   });
 
   test('B’s pre-edit of the file A’s agent edited warns naming the agent, machine-a and branch, and refuses under block', async () => {
+    const streamA = await openSse(`${a.url}/api/stream/events`);
     const warned = await hook(b, 'beta', 'pre-tool-use-edit', 'src/x.ts');
     assert.match(
       String(warned.answer.systemMessage),
@@ -216,6 +217,15 @@ describe('agents across machines', () => {
       'B’s conflicts on A',
     );
     for (const e of onA) assert.equal(e.machine, 'machine-b');
+    // …and A's stream announced them as conflicts, with where they happened.
+    try {
+      const conflict = await streamA.waitFor((e) => e.event === 'agent-conflict', 2000);
+      const d = conflict.data as { agent: string; machine: string; hits?: { path: string }[] };
+      assert.equal(d.agent, 'beta');
+      assert.equal(d.machine, 'machine-b');
+    } finally {
+      streamA.close();
+    }
   });
 
   test('a claim on A holds its task’s files against B’s agents, and B never reclaims it', async () => {
