@@ -12,6 +12,11 @@ import type { Logger } from 'pino';
 import type { Queryable, TeamDatabase } from './database.ts';
 
 export const TEAM_CHANNEL = 'cos_team';
+/**
+ * The kind of a row that carries many entries of one kind (`batch:<kind>`, body `{entries: [...]}`):
+ * the outbox's hundreds of hook events a second are one row per batch, not one each.
+ */
+export const BATCH_PREFIX = 'batch:';
 
 export interface TeamEntry<B = unknown> {
   seq: number;
@@ -200,6 +205,13 @@ export class TeamFeed {
   }
 
   private deliver(entry: TeamEntry): void {
+    // One row for a batch of the outbox's entries of one kind (team.ts): each is delivered as its own.
+    if (entry.kind.startsWith(BATCH_PREFIX)) {
+      const bodies = (entry.body as { entries?: unknown } | null)?.entries;
+      const kind = entry.kind.slice(BATCH_PREFIX.length);
+      if (Array.isArray(bodies)) for (const body of bodies) this.deliver({ ...entry, kind, body });
+      return;
+    }
     this.delivered++;
     for (const key of [entry.kind, '*']) {
       for (const handler of this.handlers.get(key) ?? []) {
