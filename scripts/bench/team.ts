@@ -179,7 +179,6 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
           COS_LOG_LEVEL: 'warn',
         }),
       );
-    for (const h of hubs) streams.push(await openSse(`${h.url}/api/stream/events`));
 
     // Where each event was sent from and when: matched on the other hubs' streams.
     const claimSent = new Map<string, { hub: number; at: number }>();
@@ -187,7 +186,14 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
     const claimArrived = new Map<string, { hub: number; at: number }[]>();
     const claimLat: number[] = [];
     const hookLat: number[] = [];
-    streams.forEach((s, j) => {
+    // Each phase on streams of its own: a hub cuts a stream whose reader falls behind (server/http/
+    // stream.ts), and under the hook load this process can, which would leave the claims unseen.
+    const listen = async () => {
+      for (const s of streams.splice(0)) s.close();
+      for (const h of hubs) streams.push(await openSse(`${h.url}/api/stream/events`));
+      streams.forEach(watch);
+    };
+    const watch = (s: SseClient, j: number) => {
       s.response.on('data', () => {
         // openSse parses into s.events; read what arrived and forget it (a long run would grow it).
         const now = performance.now();
@@ -205,9 +211,10 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
           }
         }
       });
-    });
+    };
 
     // hooks, before the claims: both runs then ask the same of a hook (no task in progress to weigh).
+    await listen();
     const hooks = await driveHooks(
       hubs.map((h) => h.url),
       repos.clones,
@@ -217,6 +224,7 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
     await new Promise((r) => setTimeout(r, 2000));
 
     // claims
+    await listen();
     const claimed = new Map<string, number>();
     const lat: number[] = [];
     let failed = 0;
