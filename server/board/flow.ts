@@ -8,8 +8,6 @@ import { STATUSES, type Status } from './model.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-/** How far a front-matter time may precede the recorded move it stands for. */
-const SAME_MOVE_MS = 60_000;
 /** The columns that count as work in progress. */
 export const WIP_STATUSES: readonly Status[] = ['in_progress', 'testing'];
 
@@ -121,16 +119,8 @@ function flowOf(t: TaskRowLite, unordered: EventRow[]): TaskFlow {
     [completed, 'complete'],
   ];
   let current: string | null = null;
-  // The hub writes `started` (say) when it plans a move and records the move when it commits: in a team
-  // a PostgreSQL round trip apart. A front-matter time shortly before a recorded move into the same
-  // status is that move, not an earlier one.
-  const recorded = (to: Status, at: number) =>
-    events.some((e) => {
-      const t = Date.parse(e.at);
-      return e.to_status === to && t >= at && t - at <= SAME_MOVE_MS;
-    });
   for (const [at, to] of inferred) {
-    if (at === null || at >= first || recorded(to, at)) continue;
+    if (at === null || at >= first) continue;
     if (to === 'complete' && t.status !== 'complete' && t.status !== 'archive' && events.length === 0)
       continue;
     transitions.push({

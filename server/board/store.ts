@@ -416,8 +416,9 @@ export function createBoardStore(db: Db) {
     dependencies: (id: number) => s.dependencies.all(id),
     dependents: (id: number) => s.dependents.all(id),
     unmetDeps: (id: number): number => s.unmetDeps.get(id)?.n ?? 0,
-    insertEvent(e: Omit<EventRow, 'seq' | 'at'>): void {
-      s.insertEvent.run({ ...e, at: now() });
+    /** `at`: when the change was made (a move's planned time, which its front matter says); default now. */
+    insertEvent(e: Omit<EventRow, 'seq' | 'at'> & { at?: string | undefined }): void {
+      s.insertEvent.run({ ...e, at: e.at ?? now() });
     },
     events: (id: number, afterSeq: number, limit: number): EventRow[] => s.events.all(id, afterSeq, limit),
     insertBypass(b: {

@@ -140,6 +140,9 @@ export function createTransitions({
         'status',
         {
           reason,
+          // The time the file's started/completed say: in a team a PostgreSQL round trip before the
+          // commit, and the history must tell the same moment (Flow reads both).
+          at: now,
           detail: {
             ...(claimed ? { claimed: true } : {}),
             ...(gate.bypassed ? { wip_bypassed: true } : {}),

@@ -245,7 +245,7 @@ export function createWritePath({
     id: number,
     e: TaskUpdatedEvent,
     historyType: EventRow['type'] | null,
-    extra: { reason?: string | null; detail?: unknown } = {},
+    extra: { reason?: string | null; detail?: unknown; at?: string } = {},
   ) {
     const event = machine !== undefined && e.machine === undefined ? { ...e, machine } : e;
     outbox.push(event);
@@ -265,6 +265,7 @@ export function createWritePath({
         reason: extra.reason ?? null,
         version: e.version,
         detail: detail === undefined ? null : JSON.stringify(detail),
+        at: extra.at,
       });
   }
 
