@@ -11,12 +11,12 @@
 // against a hub that is down and one that accepts and never answers.
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHubProcess } from '../../test/support/hub-process.ts';
-import { fmt, summarize, table } from './lib.ts';
+import { fmt, postJson, summarize, table } from './lib.ts';
 
 const AGENTS = Number(process.env.HOOKS_AGENTS ?? 32);
 const RATE = Number(process.env.HOOKS_RATE ?? 10);
@@ -102,28 +102,10 @@ function payloads(agent: number, tick: number): Record<string, unknown>[] {
   ];
 }
 
-function post(url: URL, agent: Agent, body: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
-      },
-      (res) => {
-        res.resume();
-        res.on('end', () =>
-          res.statusCode === 200
-            ? resolve(performance.now() - started)
-            : reject(new Error(`status ${res.statusCode}`)),
-        );
-      },
-    );
-    req.on('error', reject);
-    req.end(body);
-  });
+async function post(url: URL, agent: Agent, body: string): Promise<number> {
+  const res = await postJson(url, agent, body);
+  if (res.status !== 200) throw new Error(`status ${res.status}`);
+  return res.ms;
 }
 
 async function phase(base: string): Promise<{ lat: number[]; failed: number; sent: number }> {

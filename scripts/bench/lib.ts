@@ -1,4 +1,44 @@
 // Small helpers shared by the benchmark scripts.
+import { type Agent, request } from 'node:http';
+
+/**
+ * POSTs a JSON text on a keep-alive `agent`: the round trip (to the last byte, before the answer is
+ * parsed), the status and the answer (null when it is not JSON).
+ */
+export function postJson(
+  url: string | URL,
+  agent: Agent,
+  text: string,
+): Promise<{ ms: number; status: number; json: unknown }> {
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    const req = request(
+      url,
+      {
+        method: 'POST',
+        agent,
+        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+      },
+      (res) => {
+        let out = '';
+        res.setEncoding('utf8');
+        res.on('data', (c) => (out += c));
+        res.on('end', () => {
+          const ms = performance.now() - started;
+          let json: unknown = null;
+          try {
+            json = JSON.parse(out);
+          } catch {
+            // Not JSON: the status says enough.
+          }
+          resolve({ ms, status: res.statusCode ?? 0, json });
+        });
+      },
+    );
+    req.on('error', reject);
+    req.end(text);
+  });
+}
 
 export function percentile(sorted: number[], p: number): number {
   if (sorted.length === 0) return Number.NaN;

@@ -12,7 +12,7 @@
 //            other hub's stream (/api/stream/events): p50/p99 (target p99 < 1 s).
 //   conns    connections each hub holds on PostgreSQL (pg_stat_activity, by application_name).
 import { mkdtempSync, rmSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { HubProcess } from '../../test/support/hub-process.ts';
@@ -20,7 +20,7 @@ import { startHubProcess } from '../../test/support/hub-process.ts';
 import { adminQuery, ownCluster } from '../../test/support/postgres.ts';
 import { openSse, type SseClient } from '../../test/support/sse.ts';
 import { startTeamHubProcess, teamRepos } from '../../test/support/team.ts';
-import { fmt, summarize, table } from './lib.ts';
+import { fmt, postJson, summarize, table } from './lib.ts';
 
 const HUB_COUNTS = (process.env.TEAM_HUBS ?? '2,8').split(',').map(Number);
 const TASKS = Number(process.env.TEAM_TASKS ?? 1000);
@@ -28,40 +28,7 @@ const AGENTS = Number(process.env.TEAM_AGENTS ?? 16);
 const HOOK_RATE = Number(process.env.TEAM_HOOK_RATE ?? 2000);
 const HOOK_SECONDS = Number(process.env.TEAM_HOOK_SECONDS ?? 10);
 
-function post(
-  url: string,
-  agent: Agent,
-  body: unknown,
-): Promise<{ ms: number; status: number; json: unknown }> {
-  const text = JSON.stringify(body);
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const req = request(
-      url,
-      {
-        method: 'POST',
-        agent,
-        headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
-      },
-      (res) => {
-        let out = '';
-        res.setEncoding('utf8');
-        res.on('data', (c) => (out += c));
-        res.on('end', () => {
-          let json: unknown = null;
-          try {
-            json = JSON.parse(out);
-          } catch {
-            // Not JSON: the status says enough.
-          }
-          resolve({ ms: performance.now() - started, status: res.statusCode ?? 0, json });
-        });
-      },
-    );
-    req.on('error', reject);
-    req.end(text);
-  });
-}
+const post = (url: string, agent: Agent, body: unknown) => postJson(url, agent, JSON.stringify(body));
 
 interface Run {
   hubs: number;

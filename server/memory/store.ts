@@ -197,15 +197,7 @@ export function createSqliteMemoryStore(db: Db) {
       return { row: toRow(byId.get(existing.id)!), merged: true };
     }
     const info = insert.run({
-      title: o.title,
-      narrative: o.narrative,
-      facts: JSON.stringify(o.facts),
-      concepts: JSON.stringify(o.concepts),
-      type: o.type,
-      confidence: o.confidence,
-      impact: o.impact,
-      files: JSON.stringify(o.files),
-      task_id: o.taskId,
+      ...columns(o),
       session: o.session,
       created_at: o.createdAt,
       hash,
@@ -224,15 +216,7 @@ export function createSqliteMemoryStore(db: Db) {
       try {
         update.run({
           id,
-          title: o.title,
-          narrative: o.narrative,
-          facts: JSON.stringify(o.facts),
-          concepts: JSON.stringify(o.concepts),
-          type: o.type,
-          confidence: o.confidence,
-          impact: o.impact,
-          files: JSON.stringify(o.files),
-          task_id: o.taskId,
+          ...columns(o),
           hash: contentHash(o),
         });
       } catch (err) {
@@ -321,4 +305,19 @@ export function createSqliteMemoryStore(db: Db) {
     onRemoteChange: () => () => {},
   } satisfies MemoryStore;
   return store;
+}
+
+/** An observation's editable fields as the statements' parameters (lists as JSON). */
+function columns(o: EditedObservation) {
+  return {
+    title: o.title,
+    narrative: o.narrative,
+    facts: JSON.stringify(o.facts),
+    concepts: JSON.stringify(o.concepts),
+    type: o.type,
+    confidence: o.confidence,
+    impact: o.impact,
+    files: JSON.stringify(o.files),
+    task_id: o.taskId,
+  };
 }

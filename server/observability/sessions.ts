@@ -12,24 +12,6 @@ export const PRESENT_MS = 5 * 60_000;
 
 export type Lifecycle = 'active' | 'present' | 'idle' | 'ended';
 
-export interface SessionView {
-  id: string;
-  client_name: string | null;
-  client_version: string | null;
-  created_at: number;
-  last_activity_at: number;
-  last_tool: string | null;
-  agent_session: string | null;
-  calls: number;
-  lifecycle: Lifecycle;
-  ended_at: number | null;
-  end_reason: string | null;
-  /** Another machine's session (null: this hub's own). */
-  machine: string | null;
-  /** That machine's hub's branch (null for this hub's own: its branch is the hub's). */
-  branch: string | null;
-}
-
 /** What a hub tells its team of one of its MCP sessions. */
 export interface SharedSession {
   id: string;
@@ -42,6 +24,14 @@ export interface SharedSession {
   calls: number;
   ended_at: number | null;
   end_reason: string | null;
+}
+
+export interface SessionView extends SharedSession {
+  lifecycle: Lifecycle;
+  /** Another machine's session (null: this hub's own). */
+  machine: string | null;
+  /** That machine's hub's branch (null for this hub's own: its branch is the hub's). */
+  branch: string | null;
 }
 
 /** How often a busy session's activity is shared at most: other hubs age it by its last report. */
