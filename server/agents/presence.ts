@@ -74,7 +74,14 @@ export interface PresenceDeps {
   branch: () => string | null;
 }
 
-export function listAgents(deps: PresenceDeps, opts: { includeEnded: boolean }): AgentView[] {
+/**
+ * `counting`: only what the counts read (lifecycles), without each agent's claimed task and files. The
+ * counts are published on every arrival and end, at hook rates; the claim is an index read per agent.
+ */
+export function listAgents(
+  deps: PresenceDeps,
+  opts: { includeEnded: boolean; counting?: boolean },
+): AgentView[] {
   const now = deps.now();
   const mcp = deps.sessions.list(opts.includeEnded ? 3600_000 : 0, opts.includeEnded ? 50 : 0);
   const hookRows: AgentSessionRow[] = opts.includeEnded
@@ -83,7 +90,7 @@ export function listAgents(deps: PresenceDeps, opts: { includeEnded: boolean }):
   const live = deps.registry.list();
   const byId = new Map<string, AgentView>();
   const viewOfHook = (row: AgentSessionRow): AgentView => {
-    const agent = deps.registry.get(row.id);
+    const agent = opts.counting ? undefined : deps.registry.get(row.id);
     const edited = agent ? [...agent.edited.entries()].reverse() : [];
     return {
       id: row.id,
@@ -146,7 +153,7 @@ export function listAgents(deps: PresenceDeps, opts: { includeEnded: boolean }):
   }
   const all = [...byId.values(), ...out].filter((a) => opts.includeEnded || a.lifecycle !== 'ended');
   for (const a of all) {
-    if (a.lifecycle === 'ended') continue;
+    if (a.lifecycle === 'ended' || opts.counting) continue;
     a.claimed_task =
       deps.claimedBy(a.agent_session ?? a.id) ??
       a.mcp_sessions.map((id) => deps.claimedBy(id)).find((t) => t !== null) ??

@@ -145,7 +145,6 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
         logger,
         now,
         retention: config.retention,
-        windowMs,
         timeoutMs,
         presenceChanged: () => events.publish('presence-updated', { counts: counts() }),
       })
@@ -299,7 +298,8 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       note(agentOf(d.agent_session) ?? d.agent_session, 'claim', `claimed ${d.task_id}`, { task: d.task_id });
   });
 
-  const counts = (): LifecycleCounts => countAgents(listAgents(presenceDeps, { includeEnded: false }));
+  const counts = (): LifecycleCounts =>
+    countAgents(listAgents(presenceDeps, { includeEnded: false, counting: true }));
 
   function claimViews(graceMs: number): ClaimView[] {
     const board = (services as Partial<HubServices>).board;
@@ -457,7 +457,7 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
     reclaim,
     sweepClaims,
     isAlive(agentSession) {
-      return listAgents(presenceDeps, { includeEnded: false }).some(
+      return listAgents(presenceDeps, { includeEnded: false, counting: true }).some(
         (a) =>
           a.id === agentSession || a.agent_session === agentSession || a.mcp_sessions.includes(agentSession),
       );

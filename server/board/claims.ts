@@ -44,6 +44,17 @@ type ClaimOptions = {
   reason?: string | undefined;
 };
 
+/** A task in progress with the session holding it and the repository paths its references name. */
+export interface InProgressTask {
+  id: string;
+  title: string;
+  agent_session: string | null;
+  started: string | null;
+  paths: string[];
+  /** In a team: the machine whose record shows the task in progress (null without a team). */
+  machine: string | null;
+}
+
 export function createClaims({
   store,
   dir,
@@ -188,19 +199,20 @@ export function createClaims({
     });
   }
 
+  let inProgressCache: { stamp: string; tasks: readonly InProgressTask[] } | undefined;
   /**
    * Every task in progress with the session holding it and the repository paths its references name
    * (edit conflicts count them as that agent's files; URLs and task keys are not paths).
    */
-  function inProgress(): {
-    id: string;
-    title: string;
-    agent_session: string | null;
-    started: string | null;
-    paths: string[];
-    /** In a team: the machine whose record shows the task in progress (null without a team). */
-    machine: string | null;
-  }[] {
+  function inProgress(): readonly InProgressTask[] {
+    // Read on every edit an agent is about to make (its conflicts), at hook rates: kept until the index changes.
+    const stamp = store.changeStamp();
+    if (inProgressCache?.stamp === stamp) return inProgressCache.tasks;
+    const tasks = readInProgress();
+    inProgressCache = { stamp, tasks };
+    return tasks;
+  }
+  function readInProgress(): InProgressTask[] {
     const out = [];
     for (const key of store.statusKeys('in_progress', 10_000)) {
       const row = store.get(parseTaskId(key) ?? 0);

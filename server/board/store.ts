@@ -191,6 +191,9 @@ export function createBoardStore(db: Db) {
     counts: db.prepare<Record<string, unknown>, { status: Status; n: number }>(`
       SELECT t.status AS status, count(*) AS n FROM tasks t WHERE ${FILTER_SQL} GROUP BY t.status`),
     statusCount: db.prepare<[string], { n: number }>('SELECT count(*) AS n FROM tasks WHERE status = ?'),
+    changeStamp: db
+      .prepare<[], string>("SELECT total_changes() || ':' || (SELECT data_version FROM pragma_data_version)")
+      .pluck(),
     statusKeys: db.prepare<[string, number], { key: string }>(
       'SELECT key FROM tasks WHERE status = ? ORDER BY priority_rank, id LIMIT ?',
     ),
@@ -400,6 +403,11 @@ export function createBoardStore(db: Db) {
     statusCount: (status: Status): number => s.statusCount.get(status)?.n ?? 0,
     statusKeys: (status: Status, limit: number): string[] =>
       s.statusKeys.all(status, limit).map((r) => r.key),
+    /**
+     * Changes whenever the database may have changed: a write on this connection (total_changes) or a
+     * commit by another (data_version). What is derived from the index is kept until this changes.
+     */
+    changeStamp: (): string => s.changeStamp.get() as string,
     /** The next task to claim, passing over the ids in `skip` (tasks the definition of ready holds back). */
     claimNext: (swimlane: string | null, skip: readonly number[] = []): TaskRow | undefined => {
       const params = { swimlane, skip: JSON.stringify(skip) };
