@@ -27,6 +27,9 @@ const TASKS = Number(process.env.TEAM_TASKS ?? 1000);
 const AGENTS = Number(process.env.TEAM_AGENTS ?? 16);
 const HOOK_RATE = Number(process.env.TEAM_HOOK_RATE ?? 2000);
 const HOOK_SECONDS = Number(process.env.TEAM_HOOK_SECONDS ?? 10);
+/** A folder for each team hub's CPU profile (node --cpu-prof), to see where a hub's time goes. */
+const CPU_PROF = process.env.TEAM_CPU_PROF;
+const profArgs = CPU_PROF ? ['--cpu-prof', `--cpu-prof-dir=${CPU_PROF}`] : [];
 
 const post = (url: string, agent: Agent, body: unknown) => postJson(url, agent, JSON.stringify(body));
 
@@ -141,10 +144,16 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
     // One at a time: the first migrates, and eight tsx start-ups at once on two cores take minutes.
     for (let i = 0; i < hubCount; i++)
       hubs.push(
-        await startTeamHubProcess(repos.clones[i]!, url, `bench-${i}`, {
-          COS_RECORD_CALLS: '1',
-          COS_LOG_LEVEL: 'warn',
-        }),
+        await startTeamHubProcess(
+          repos.clones[i]!,
+          url,
+          `bench-${i}`,
+          {
+            COS_RECORD_CALLS: '1',
+            COS_LOG_LEVEL: 'warn',
+          },
+          profArgs,
+        ),
       );
 
     // Where each event was sent from and when: matched on the other hubs' streams.

@@ -8,10 +8,11 @@
 //   a push onto an array, so a hook is answered exactly as fast as alone, and while the database is
 //   away the outbox holds (bounded) and drains once it is back.
 // - In: another hub's event becomes this hub's too: its agent in the registry (applyRemote, with the
-//   files it edited, which is what conflicts read), the row in hook_events (origin `<hub>:<id>`, kept
-//   once however often it arrives) and an `agent-event` on the local bus, with machine and branch.
-// - At start: the team's open agents and the events of the conflict window are read from PostgreSQL, so
-//   a hub started late warns about an edit made before it started.
+//   files it edited, which is what conflicts read), the event among the hook store's (in memory: the
+//   team's database holds it; kept once however often it arrives, by `<hub>:<id>`) and an
+//   `agent-event` on the local bus, with machine and branch.
+// - At start: the team's open agents and the other machines' latest events are read from PostgreSQL, so
+//   a hub started late shows what they did and warns about an edit made before it started.
 import type { Logger } from 'pino';
 import type { EventBus } from '../events/bus.ts';
 import { type BranchWatcher, watchBranch } from '../git/branch.ts';
@@ -40,7 +41,10 @@ type CallBody = SharedCall & { id: number };
 
 /** Origins remembered to keep an event that arrives twice (feed and load) once in memory too. */
 const SEEN_LIMIT = 50_000;
-/** Events read at start at most (the newest of the conflict window). */
+/**
+ * Other machines' events read at start at most (the newest, within retention): the activity view's
+ * recent past and the conflict window's edits; older ones stay in PostgreSQL.
+ */
 const LOAD_LIMIT = 5_000;
 const SWEEP_MS = 5_000;
 const RETENTION_MS = 10 * 60_000;
@@ -56,8 +60,7 @@ export interface AgentsTeamDeps {
   logger: Logger;
   now: () => number;
   retention: RetentionPolicy;
-  /** The project's conflict window and agent timeout, read when needed (settings change). */
-  windowMs: () => number;
+  /** The project's agent timeout, read when needed (settings change). */
   timeoutMs: () => number;
   /** Presence changed (an agent of another machine came or went): the service publishes the counts. */
   presenceChanged: () => void;
@@ -285,7 +288,7 @@ export function createAgentsTeam(deps: AgentsTeamDeps): AgentsTeam {
     }
     const { id: _id, ...row } = event;
     const stored = { ...row, machine: from };
-    const id = store.add(stored, `${hub}:${event.id}`);
+    const id = store.addRemote(stored);
     if (!live) return;
     const { detail: _detail, ...data } = stored;
     events.publish('agent-event', { ...data, id });
@@ -360,7 +363,7 @@ export function createAgentsTeam(deps: AgentsTeamDeps): AgentsTeam {
       `SELECT hub, id, at, machine, branch, agent, client, event, kind, phase, tool, ok, summary, files, detail
        FROM team_hook_events WHERE team = $1 AND machine <> $2 AND at >= $3
        ORDER BY at DESC, id DESC LIMIT $4`,
-      [key, machine, at - deps.windowMs(), LOAD_LIMIT],
+      [key, machine, at - deps.retention.maxAgeMs, LOAD_LIMIT],
     );
     let changed = false;
     const hookAgents = new Map<string, AgentSessionRow & { machine: string }>();

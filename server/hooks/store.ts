@@ -1,8 +1,11 @@
 // Hook events and hook sessions in SQLite. Events arrive at hundreds a second from many agents, so rows
 // are buffered and written in one transaction per turn of a short timer (or when the buffer fills);
 // every read flushes first, so a query always sees what was acknowledged. Retention matches tool calls.
-// With a team (server/agents/team.ts) the other machines' agents and events are kept here too, each
-// with its machine and branch; this hub's own rows store machine NULL and read back as its machine.
+// With a team (server/agents/team.ts) the other machines' agents are kept here too, each with its machine
+// and branch; this hub's own rows store machine NULL and read back as its machine. The other machines'
+// events are the team's (PostgreSQL keeps them): this hub holds the latest REMOTE_LIMIT of them in memory
+// only, numbered from the same counter as its own, so every read merges both in one order with one cursor
+// and a hub of eight does not write seven other hubs' events to its disk.
 import type { Db } from '../db/open.ts';
 import type { EventKind, HookClient, Phase } from './normalize.ts';
 
@@ -70,11 +73,13 @@ export interface FileTouch {
 
 const FLUSH_MS = 25;
 const FLUSH_ROWS = 256;
-
-type PendingRow = HookEventRow & { origin: string | null };
+/** Other machines' events held in memory (the newest; the team's database has them all). */
+export const REMOTE_LIMIT = 20_000;
 
 export class HookStore {
-  private pending: PendingRow[] = [];
+  private pending: HookEventRow[] = [];
+  /** Other machines' events, oldest first (ids ascending). */
+  private remote: HookEventRow[] = [];
   private dirtySessions = new Map<string, AgentSessionRow>();
   private timer: NodeJS.Timeout | undefined;
   private nextId: number;
@@ -90,8 +95,8 @@ export class HookStore {
     // Ids are assigned here, not by SQLite, so an event can be streamed (with its id) before its row is written.
     this.nextId = ((db.prepare('SELECT max(id) FROM hook_events').pluck().get() as number | null) ?? 0) + 1;
     this.insertEvent = db.prepare(
-      `INSERT OR IGNORE INTO hook_events (id, at, agent, client, event, kind, phase, tool, ok, summary, detail, machine, branch, origin)
-       VALUES (@id, @at, @agent, @client, @event, @kind, @phase, @tool, @ok, @summary, @detail, @machine, @branch, @origin)`,
+      `INSERT INTO hook_events (id, at, agent, client, event, kind, phase, tool, ok, summary, detail, branch)
+       VALUES (@id, @at, @agent, @client, @event, @kind, @phase, @tool, @ok, @summary, @detail, @branch)`,
     );
     this.insertFile = db.prepare(
       'INSERT OR IGNORE INTO hook_event_files (path, event_id, agent, at, role) VALUES (?, ?, ?, ?, ?)',
@@ -106,15 +111,24 @@ export class HookStore {
     );
   }
 
-  /**
-   * Queues an event; returns its id at once (the row is written within FLUSH_MS). `origin` names an
-   * event another hub reported (`<hub>:<its id>`): one already kept is not kept again.
-   */
-  add(row: Omit<HookEventRow, 'id'>, origin: string | null = null): number {
+  /** Queues one of this hub's events; returns its id at once (the row is written within FLUSH_MS). */
+  add(row: Omit<HookEventRow, 'id'>): number {
     const id = this.nextId++;
-    this.pending.push({ ...row, id, origin });
+    this.pending.push({ ...row, id });
     if (this.pending.length >= FLUSH_ROWS) this.flush();
     else this.timer ??= setTimeout(() => this.flush(), FLUSH_MS);
+    return id;
+  }
+
+  /**
+   * Keeps another machine's event in memory (not written: the team's database holds it) and numbers it
+   * among this hub's own; returns that id. The caller keeps an event that arrives twice once.
+   */
+  addRemote(row: Omit<HookEventRow, 'id'>): number {
+    const id = this.nextId++;
+    this.remote.push({ ...row, id });
+    // Dropped in chunks, so the array is not shifted on every event past the limit.
+    if (this.remote.length > REMOTE_LIMIT * 1.25) this.remote = this.remote.slice(-REMOTE_LIMIT);
     return id;
   }
 
@@ -165,7 +179,7 @@ export class HookStore {
       for (const s of sessions) this.upsertSession.run(s);
       for (const row of rows) {
         const id = row.id;
-        const written = this.insertEvent.run({
+        this.insertEvent.run({
           id,
           at: row.at,
           agent: row.agent,
@@ -177,18 +191,55 @@ export class HookStore {
           ok: row.ok === null ? null : row.ok ? 1 : 0,
           summary: row.summary,
           detail: JSON.stringify(row.files.length ? { ...row.detail, files: row.files } : row.detail),
-          machine: row.origin === null ? null : row.machine,
           branch: row.branch,
-          origin: row.origin,
         });
-        // An event of another hub's that was kept already (its origin is known): nothing more to write.
-        if (written.changes === 0) continue;
         for (const f of row.files) this.insertFile.run(f.path, id, row.agent, row.at, f.role);
       }
     })();
   }
 
+  /** Events newest first: this hub's (SQLite) and the other machines' held in memory, in one order. */
   events(f: EventFilter): HookEventRow[] {
+    const own = f.machine === undefined || f.machine === this.machine ? this.storedEvents(f) : [];
+    const remote = this.remoteEvents(f);
+    if (remote.length === 0) return own;
+    const out: HookEventRow[] = [];
+    let i = 0;
+    let j = 0;
+    while (out.length < f.limit && (i < own.length || j < remote.length)) {
+      const a = own[i];
+      const b = remote[j];
+      if (b === undefined || (a !== undefined && a.id > b.id)) {
+        out.push(a as HookEventRow);
+        i++;
+      } else {
+        out.push(b);
+        j++;
+      }
+    }
+    return out;
+  }
+
+  /** The other machines' events in memory that pass the filter, newest first, at most f.limit. */
+  private remoteEvents(f: EventFilter): HookEventRow[] {
+    const out: HookEventRow[] = [];
+    if (f.machine === this.machine) return out;
+    const kinds = f.kinds && f.kinds.length > 0 ? new Set<string>(f.kinds) : undefined;
+    for (let k = this.remote.length - 1; k >= 0 && out.length < f.limit; k--) {
+      const e = this.remote[k] as HookEventRow;
+      if (f.beforeId !== undefined && e.id >= f.beforeId) continue;
+      if (f.since !== undefined && e.at < f.since) continue;
+      if (f.agent !== undefined && e.agent !== f.agent) continue;
+      if (f.machine !== undefined && e.machine !== f.machine) continue;
+      if (kinds && !kinds.has(e.kind)) continue;
+      if (f.failed !== undefined && e.ok !== !f.failed) continue;
+      if (f.path !== undefined && !e.files.some((x) => x.path === f.path)) continue;
+      out.push(e);
+    }
+    return out;
+  }
+
+  private storedEvents(f: EventFilter): HookEventRow[] {
     this.flush();
     const where: string[] = [];
     const args: (string | number)[] = [];
@@ -251,6 +302,34 @@ export class HookStore {
 
   /** Who touched which files: per (path, agent, role) the latest time and how often, newest first. */
   touches(f: {
+    agent?: string;
+    path?: string;
+    since?: number;
+    role?: 'edit' | 'read';
+    limit: number;
+  }): FileTouch[] {
+    const stored = this.storedTouches(f);
+    if (this.remote.length === 0) return stored;
+    const byKey = new Map<string, FileTouch>();
+    for (const t of stored) byKey.set(`${t.path}\0${t.agent}\0${t.role}`, t);
+    for (const e of this.remote) {
+      if ((f.agent !== undefined && e.agent !== f.agent) || (f.since !== undefined && e.at < f.since))
+        continue;
+      for (const x of e.files) {
+        if ((f.path !== undefined && x.path !== f.path) || (f.role !== undefined && x.role !== f.role))
+          continue;
+        const key = `${x.path}\0${e.agent}\0${x.role}`;
+        const t = byKey.get(key);
+        if (t) {
+          t.times++;
+          if (e.at > t.last_at) t.last_at = e.at;
+        } else byKey.set(key, { path: x.path, agent: e.agent, role: x.role, last_at: e.at, times: 1 });
+      }
+    }
+    return [...byKey.values()].sort((a, b) => b.last_at - a.last_at).slice(0, f.limit);
+  }
+
+  private storedTouches(f: {
     agent?: string;
     path?: string;
     since?: number;

@@ -184,8 +184,9 @@ export function startTeamHubProcess(
   databaseUrl: string,
   machine: string,
   env: Record<string, string> = {},
+  nodeArgs: string[] = [],
 ) {
-  return startHubProcess(repo, { COS_DATABASE_URL: databaseUrl, COS_MACHINE: machine, ...env });
+  return startHubProcess(repo, { COS_DATABASE_URL: databaseUrl, COS_MACHINE: machine, ...env }, nodeArgs);
 }
 
 /** Polls `check` until it returns a value other than undefined/false, or fails after `ms`. */

@@ -137,3 +137,80 @@ test('the branch watcher reads the branch and follows a checkout', async () => {
   }
   assert.equal(watchBranch(dir).current, null, 'before start, or outside git: null');
 });
+
+test('the hook store reads its own events and the other machines’ held in memory as one list: one order, one cursor, every filter, touches merged, none written', () => {
+  const own = new HookStore(db, 'machine-b');
+  const base = {
+    client: 'claude-code' as const,
+    event: 'PostToolUse',
+    phase: 'post' as const,
+    tool: 'Edit',
+    detail: {},
+    branch: null,
+  };
+  const ids: number[] = [];
+  for (let i = 0; i < 6; i++) {
+    const at = 5_000_000 + i;
+    const mine = i % 2 === 0;
+    const row = {
+      ...base,
+      at,
+      agent: mine ? 'local-agent' : 'remote-agent',
+      kind: i === 3 ? ('command' as const) : ('edit' as const),
+      ok: i !== 3,
+      summary: `event ${i}`,
+      files: [{ path: i < 3 ? 'src/a.ts' : 'src/b.ts', role: 'edit' as const }],
+      machine: mine ? 'machine-b' : 'machine-a',
+    };
+    ids.push(mine ? own.add(row) : own.addRemote(row));
+  }
+  const all = own.events({ since: 5_000_000, limit: 10 });
+  assert.deepEqual(
+    all.map((e) => e.summary),
+    ['event 5', 'event 4', 'event 3', 'event 2', 'event 1', 'event 0'],
+  );
+  assert.deepEqual(
+    all.map((e) => e.id),
+    [...ids].reverse(),
+  );
+  // Pages follow the one cursor across both.
+  const first = own.events({ since: 5_000_000, limit: 3 });
+  const next = own.events({ since: 5_000_000, limit: 3, beforeId: first.at(-1)!.id });
+  assert.deepEqual(
+    [...first, ...next].map((e) => e.summary),
+    all.map((e) => e.summary),
+  );
+  assert.deepEqual(
+    own.events({ since: 5_000_000, machine: 'machine-a', limit: 10 }).map((e) => e.summary),
+    ['event 5', 'event 3', 'event 1'],
+  );
+  assert.deepEqual(
+    own.events({ since: 5_000_000, machine: 'machine-b', limit: 10 }).map((e) => e.summary),
+    ['event 4', 'event 2', 'event 0'],
+  );
+  assert.deepEqual(
+    own.events({ since: 5_000_000, failed: true, limit: 10 }).map((e) => e.summary),
+    ['event 3'],
+  );
+  assert.deepEqual(
+    own
+      .events({ since: 5_000_000, path: 'src/a.ts', agent: 'remote-agent', limit: 10 })
+      .map((e) => e.summary),
+    ['event 1'],
+  );
+  const touches = own.touches({ path: 'src/b.ts', since: 5_000_000, limit: 10 });
+  assert.deepEqual(
+    touches.map((t) => [t.agent, t.times, t.last_at]),
+    [
+      ['remote-agent', 2, 5_000_005],
+      ['local-agent', 1, 5_000_004],
+    ],
+  );
+  // Only this hub's own events reach its database.
+  own.flush();
+  const written = db
+    .prepare("SELECT count(*) FROM hook_events WHERE at >= 5000000 AND agent = 'remote-agent'")
+    .pluck()
+    .get();
+  assert.equal(written, 0);
+});
