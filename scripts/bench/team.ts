@@ -50,6 +50,8 @@ interface Run {
     hooks: { n: number; p50: number; p99: number };
   };
   conns: number[];
+  /** The most hook events and tool calls any hub's outbox held during the hook phase (sampled). */
+  outboxMax: number;
 }
 
 /**
@@ -191,11 +193,24 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
 
     // hooks, before the claims: both runs then ask the same of a hook (no task in progress to weigh).
     await listen();
+    // Whether the outboxes keep up (a growing outbox is latency the streams alone cannot tell apart
+    // from this process reading them late): each hub's health, sampled twice a second.
+    let outboxMax = 0;
+    const sampler = setInterval(() => {
+      for (const h of hubs)
+        fetch(`${h.url}/api/health`)
+          .then((r) => r.json() as Promise<{ data?: { team?: { outbox?: number } } }>)
+          .then((b) => {
+            outboxMax = Math.max(outboxMax, b.data?.team?.outbox ?? 0);
+          })
+          .catch(() => {});
+    }, 500);
     const hooks = await driveHooks(
       hubs.map((h) => h.url),
       repos.clones,
       hookSent,
     );
+    clearInterval(sampler);
     // Let the last events travel before reading the latencies.
     await new Promise((r) => setTimeout(r, 2000));
 
@@ -272,6 +287,7 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
       hooks,
       latency: { claims: summarize(claimLat), hooks: summarize(hookLat) },
       conns: perHubConns,
+      outboxMax,
     };
   } finally {
     for (const s of streams) s.close();
@@ -351,6 +367,7 @@ console.log(
       'p99 ms',
       'n',
       'PG connections per hub',
+      'outbox max',
     ],
     runs.map((r) => [
       r.hubs,
@@ -361,6 +378,7 @@ console.log(
       fmt(r.latency.hooks.p99),
       r.latency.hooks.n,
       r.conns.join(' '),
+      r.outboxMax,
     ]),
   ),
 );

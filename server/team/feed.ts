@@ -184,8 +184,11 @@ export class TeamFeed {
         body: unknown;
         at: Date;
       }>(
-        'SELECT seq, hub, machine, kind, body, at FROM team_log WHERE team = $1 AND seq > $2 ORDER BY seq LIMIT $3',
-        [this.team, this.cursor, PAGE],
+        // This hub's own entries only move the cursor: their bodies (batches of its hook events) are not
+        // read back.
+        `SELECT seq, hub, machine, kind, CASE WHEN hub = $4 THEN NULL ELSE body END AS body, at
+         FROM team_log WHERE team = $1 AND seq > $2 ORDER BY seq LIMIT $3`,
+        [this.team, this.cursor, PAGE, this.hub],
       );
       for (const r of rows) {
         const entry: TeamEntry = {

@@ -130,6 +130,11 @@ export class Team {
       const batch = this.queue.slice(0, OUTBOX_BATCH);
       try {
         await this.db.transaction(async (q) => {
+          // What the outbox carries was acknowledged before it was sent (a hook is answered at once), so
+          // its commit need not wait for the WAL to reach the disk: a database crash could lose the last
+          // moment of activity, never a claim or a memory (their transactions keep the default). Under
+          // hundreds of events a second the flush wait, held with the feed's lock, was most of the delay.
+          await q.query('SET LOCAL synchronous_commit = off');
           const byKind = new Map<string, unknown[]>();
           for (const item of batch) {
             if (!this.writers.has(item.kind)) continue;
