@@ -23,6 +23,7 @@ import {
   existsSync,
   readdirSync,
   readFileSync,
+  realpathSync,
   rmSync,
   statSync,
   writeFileSync,
@@ -115,15 +116,30 @@ function checkShipped(dataRefs) {
   }
 }
 
+/**
+ * Where a package of PACKAGE_FILES really is. esbuild hands plugins real paths (symlinks resolved), so a
+ * node_modules that is a link, or a package that is a link into a pnpm store, sits elsewhere than
+ * ROOT/node_modules/<name>: both sides are compared as real paths.
+ */
+const packageDirs = () =>
+  Object.keys(PACKAGE_FILES).map((name) => {
+    const linked = join(ROOT, 'node_modules', name);
+    if (!existsSync(linked))
+      throw new BuildError(`${name} is not installed in node_modules (run npm install)`);
+    return { name, dir: realpathSync(linked) };
+  });
+
 /** __dirname and __filename for the modules of PACKAGE_FILES' packages, as they will sit in dist/. */
-const packageDirname = () => ({
+const packageDirname = (packages, mapped) => ({
   name: 'package-dirname',
   setup(b) {
     b.onLoad({ filter: /[\\/]node_modules[\\/].*\.c?js$/ }, (args) => {
-      const rel = relative(join(ROOT, 'node_modules'), args.path).split(sep).join('/');
-      const name = Object.keys(PACKAGE_FILES).find((p) => rel.startsWith(`${p}/`));
-      if (!name) return undefined;
-      const text = readFileSync(args.path, 'utf8');
+      const file = realpathSync(args.path);
+      const pkgDir = packages.find((p) => file.startsWith(p.dir + sep));
+      if (!pkgDir) return undefined;
+      mapped.add(pkgDir.name);
+      const rel = `${pkgDir.name}/${relative(pkgDir.dir, file).split(sep).join('/')}`;
+      const text = readFileSync(file, 'utf8');
       const dir = dirname(rel);
       const prelude = `var __dirname = __cosDist(${JSON.stringify(dir)}), __filename = __cosDist(${JSON.stringify(rel)});\n`;
       return { contents: prelude + text, loader: 'js' };
@@ -186,6 +202,8 @@ async function main() {
   rmSync(OUT, { recursive: true, force: true });
   const entryPoints = { main: join(ROOT, 'server/main.ts'), ...Object.fromEntries(threadEntries()) };
   const dataRefs = new Map();
+  const packages = packageDirs();
+  const mapped = new Set();
   const result = await build({
     absWorkingDir: ROOT,
     entryPoints,
@@ -216,11 +234,18 @@ async function main() {
     sourcesContent: false,
     metafile: true,
     logLevel: 'warning',
-    plugins: [importMetaUrl(dataRefs), packageDirname()],
+    plugins: [importMetaUrl(dataRefs), packageDirname(packages, mapped)],
   });
   checkShipped(dataRefs);
-  for (const [name, { paths, skip }] of Object.entries(PACKAGE_FILES)) {
-    const from = join(ROOT, 'node_modules', name);
+  // A package whose modules missed the mapping would build and then fail at start with `__dirname is
+  // not defined`: fail here instead.
+  for (const { name, dir } of packages)
+    if (!mapped.has(name))
+      throw new BuildError(
+        `no module of ${name} (${dir}) was bundled with its __dirname mapped; is it still imported, and does esbuild load it from there?`,
+      );
+  for (const { name, dir: from } of packages) {
+    const { paths, skip } = PACKAGE_FILES[name];
     for (const p of paths)
       cpSync(join(from, p), join(OUT, name, p), {
         recursive: true,

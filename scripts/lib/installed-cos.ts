@@ -1,6 +1,6 @@
 // Drives a packaged `cos` the way a new user does, in a fresh git repository of their own: serve it
 // (MCP initialize, tools/list and a call through the official SDK client; a REST call; the SPA's page
-// and a script it loads), then `cos index`, `cos doctor` and `cos module list` on the same repository.
+// and a script it loads; Swagger UI's), then `cos index`, `cos doctor` and `cos module list` on the same repository.
 // Used by the CI step that installs the packed tarball (scripts/pack-smoke.ts) and by the test that
 // runs the packed files in place (test/package/package.test.ts).
 import assert from 'node:assert/strict';
@@ -198,6 +198,19 @@ async function checkIn(
       assert.ok(script, 'the page loads a script');
       const js = await fetch(new URL(script, hub.url));
       assert.equal(js.status, 200);
+      assert.match(js.headers.get('content-type') ?? '', /javascript/);
+    });
+    // Swagger UI is bundled with its page and scripts copied beside dist/ (scripts/build-server.mjs):
+    // its __dirname must point there.
+    await step('Swagger UI GET /docs and a script it loads', async () => {
+      const res = await fetch(new URL('/docs', hub.url));
+      assert.equal(res.status, 200);
+      const html = await res.text();
+      assert.match(html, /swagger-ui/i);
+      const script = /<script[^>]+src="([^"]+\.js)"/.exec(html)?.[1];
+      assert.ok(script, 'the Swagger UI page loads a script');
+      const js = await fetch(new URL(script, new URL('/docs/', hub.url)));
+      assert.equal(js.status, 200, `GET ${script}`);
       assert.match(js.headers.get('content-type') ?? '', /javascript/);
     });
   } finally {

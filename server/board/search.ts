@@ -54,15 +54,14 @@ export function createSearch({
     const limit = Math.min(Math.max(opts.limit ?? 20, 1), MAX_PAGE);
     const offset = Math.max(opts.offset ?? 0, 0);
     const { match, terms } = ftsQuery(query);
-    const rows = withinBudget(db, budgetMs, 'task', () =>
-      store.search(
-        match,
-        opts.status ?? null,
-        opts.include_archive ?? opts.status === 'archive',
-        limit + 1,
-        offset,
-      ),
-    );
+    const includeArchive = opts.include_archive ?? opts.status === 'archive';
+    const { rows, archived } = withinBudget(db, budgetMs, 'task', () => {
+      const rows = store.search(match, opts.status ?? null, includeArchive, limit + 1, offset);
+      // Nothing outside the archive matched (a first page, no status filter that would exclude the
+      // archive anyway): count what the default left out, so an empty answer says where the matches are.
+      const left = rows.length === 0 && offset === 0 && !includeArchive && opts.status === undefined;
+      return { rows, archived: left ? store.searchArchived(match) : 0 };
+    });
     const page = rows.slice(0, limit);
     return {
       results: page.map((r) => ({
@@ -77,6 +76,7 @@ export function createSearch({
         snippet: makeSnippet(`${r.title}. ${r.body}`, terms, 160),
       })),
       next_offset: rows.length > limit ? offset + limit : null,
+      ...(archived > 0 ? { archived_matches: archived } : {}),
     };
   };
 }

@@ -224,6 +224,10 @@ export function createBoardStore(db: Db) {
         AND (@status IS NULL OR t.status = @status)
         AND (@include_archive = 1 OR t.status != 'archive')
       ORDER BY score LIMIT @limit OFFSET @offset`),
+    // How many archived tasks a search left out, for the hint when nothing outside the archive matched.
+    searchArchived: db.prepare<Record<string, unknown>, { n: number }>(`
+      SELECT count(*) AS n FROM tasks_fts JOIN tasks t ON t.id = tasks_fts.rowid
+      WHERE tasks_fts MATCH @q AND ${WITHIN_BUDGET} AND t.status = 'archive'`),
     // dep_id, not depends_on: tasks has a depends_on column of its own that would shadow it.
     dependencies: db.prepare<[number], { dep_id: number } & Partial<TaskRow>>(`
       SELECT t.*, d.depends_on AS dep_id FROM task_deps d LEFT JOIN tasks t ON t.id = d.depends_on
@@ -421,6 +425,7 @@ export function createBoardStore(db: Db) {
     readyCount: (swimlane: string | null): number => s.readyCount.get({ swimlane })?.n ?? 0,
     search: (q: string, status: Status | null, includeArchive: boolean, limit: number, offset: number) =>
       s.search.all({ q, status, include_archive: includeArchive ? 1 : 0, limit, offset }),
+    searchArchived: (q: string): number => s.searchArchived.get({ q })?.n ?? 0,
     dependencies: (id: number) => s.dependencies.all(id),
     dependents: (id: number) => s.dependents.all(id),
     unmetDeps: (id: number): number => s.unmetDeps.get(id)?.n ?? 0,

@@ -23,8 +23,10 @@ export const CONNECT_USAGE = `usage: cos connect <${CONNECT_CLIENTS.join('|')}> 
 export const CONNECT_HELP = `${CONNECT_USAGE}
 
 Writes the client's MCP server entry for this hub and its lifecycle hooks (pointing at the hub) into the
-project. Idempotent; keeps every setting it did not write. --remove takes out exactly what it added,
---dry-run prints the change and writes nothing, --url names the hub (default http://127.0.0.1:<port>).
+project; for Claude Code it also approves that server (enabledMcpjsonServers in .claude/settings.local.json),
+so Claude Code does not list it as "Pending approval". Idempotent; keeps every setting it did not write.
+--remove takes out exactly what it added, --dry-run prints the change and writes nothing, --url names
+the hub (default http://127.0.0.1:<port>).
 
 ${CONFIG_FLAGS_HELP}`;
 

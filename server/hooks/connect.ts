@@ -1,7 +1,9 @@
 // `cos connect <client>`: the project files that point a coding agent at this hub, both its MCP server
 // entry and its lifecycle hooks, in each client's documented configuration format:
 //   claude-code  .mcp.json (mcpServers.cos) and .claude/settings.local.json (hooks: `type: "http"` posting
-//                to the hub, and a `type: "command"` SessionStart, the one event http hooks cannot serve)
+//                to the hub, and a `type: "command"` SessionStart, the one event http hooks cannot serve;
+//                and `cos` in enabledMcpjsonServers, Claude Code's documented approval of a project
+//                .mcp.json server, so it does not wait as "Pending approval")
 //   codex        .codex/config.toml ([mcp_servers.cos], in a marked block) and .codex/hooks.json
 //   gemini       .gemini/settings.json (mcpServers.cos and hooks)
 // Connecting twice changes nothing; every setting it did not write is kept; removing takes out exactly
@@ -24,6 +26,9 @@ const MANIFEST_NAME = 'connect.json';
 const TOML_BEGIN =
   '# >>> cos connect: the cos hub MCP server (`cos connect codex --remove` takes this block out)';
 const TOML_END = '# <<< cos connect';
+// Claude Code's settings (the project's local ones here): the .mcp.json servers approved, and rejected.
+const APPROVED_KEY = 'enabledMcpjsonServers';
+const REJECTED_KEY = 'disabledMcpjsonServers';
 
 export interface ConnectContext {
   repo: string;
@@ -147,6 +152,27 @@ function addHandlers(doc: Json, handlers: Record<string, Json>): void {
   doc.hooks = hooks;
 }
 
+/**
+ * Approves our .mcp.json server in Claude Code's settings, as a first run would when the user accepts it;
+ * a rejection the user made (disabledMcpjsonServers) stands, and a note says so.
+ */
+function approveMcpjsonServer(doc: Json, path: string, notes: string[]): void {
+  const approved = doc[APPROVED_KEY];
+  if (approved !== undefined && !Array.isArray(approved))
+    throw new ConnectError(`its "${APPROVED_KEY}" setting is not a list; fix it first, nothing was changed`);
+  const rejected = doc[REJECTED_KEY];
+  if (Array.isArray(rejected) && rejected.includes(MCP_SERVER_NAME)) {
+    notes.push(
+      `The cos server stays rejected, as ${path} says (${REJECTED_KEY}); take "${MCP_SERVER_NAME}" out of that list, or enable it in Claude Code's /mcp`,
+    );
+    return;
+  }
+  if (!(approved ?? []).includes(MCP_SERVER_NAME)) doc[APPROVED_KEY] = [...(approved ?? []), MCP_SERVER_NAME];
+  notes.push(
+    `The cos server in .mcp.json is approved for this checkout (${APPROVED_KEY} in ${path}), so Claude Code does not ask first`,
+  );
+}
+
 function setMcpServer(doc: Json, key: string, entry: Json): void {
   const servers = (doc[key] ?? {}) as Json;
   if (typeof servers !== 'object' || Array.isArray(servers))
@@ -156,10 +182,11 @@ function setMcpServer(doc: Json, key: string, entry: Json): void {
 }
 
 /**
- * Takes out what connect added to a JSON settings file: our hook handlers, and the MCP entry (restored
- * to what the file held before). `original` is the file's text before the first connect (null: there
- * was no file; undefined: not remembered). When nothing else changed since, the original comes back
- * byte for byte, or the file goes if connect created it.
+ * Takes out what connect added to a JSON settings file: our hook handlers, the MCP entry (restored
+ * to what the file held before), and our name in the approved servers when connect put it there.
+ * `original` is the file's text before the first connect (null: there was no file; undefined: not
+ * remembered). When nothing else changed since, the original comes back byte for byte, or the file goes
+ * if connect created it.
  */
 function removeFromJson(
   path: string,
@@ -167,6 +194,7 @@ function removeFromJson(
   original: string | null | undefined,
   mcpKey: string | null,
   mcpUrl: string,
+  approves: boolean,
 ): string | null {
   const doc = parseJsonFile(path, current);
   const untouched = structuredClone(doc);
@@ -194,6 +222,18 @@ function removeFromJson(
       delete (servers as Json)[MCP_SERVER_NAME];
       if (Object.keys(servers as Json).length === 0 && !hadKey(mcpKey)) delete doc[mcpKey];
     }
+  }
+  const approved = approves ? doc[APPROVED_KEY] : undefined;
+  const approvedBefore = before?.[APPROVED_KEY];
+  // An approval the user had given before connect is theirs; other names in the list are always theirs.
+  if (
+    Array.isArray(approved) &&
+    approved.includes(MCP_SERVER_NAME) &&
+    !(Array.isArray(approvedBefore) && approvedBefore.includes(MCP_SERVER_NAME))
+  ) {
+    const rest = approved.filter((n) => n !== MCP_SERVER_NAME);
+    if (rest.length === 0 && !hadKey(APPROVED_KEY)) delete doc[APPROVED_KEY];
+    else doc[APPROVED_KEY] = rest;
   }
   // Nothing of ours in it: the file stays exactly as it is.
   if (isDeepStrictEqual(doc, untouched) && original === undefined) return current;
@@ -314,10 +354,13 @@ interface ClientFile {
   kind: 'json' | 'toml';
   /** For JSON files, the key of the MCP servers object ("mcpServers"), when the file holds it. */
   mcpKey: string | null;
+  /** The file holds Claude Code's approval of our .mcp.json server (enabledMcpjsonServers). */
+  approves?: boolean;
   add: (text: string | null) => string;
 }
 
-function clientFiles(client: ConnectClient, ctx: ConnectContext): ClientFile[] {
+/** The files of a client; `notes` receives what adding found worth saying (an approval, a rejection). */
+function clientFiles(client: ConnectClient, ctx: ConnectContext, notes: string[]): ClientFile[] {
   const json = (path: string, mcpKey: string | null, edit: (doc: Json) => void): ClientFile => ({
     path,
     kind: 'json',
@@ -343,7 +386,13 @@ function clientFiles(client: ConnectClient, ctx: ConnectContext): ClientFile[] {
         json('.mcp.json', 'mcpServers', (d) =>
           setMcpServer(d, 'mcpServers', { type: 'http', url: mcpUrl, ...bearer }),
         ),
-        json('.claude/settings.local.json', null, (d) => addHandlers(d, claudeHooks(ctx))),
+        {
+          ...json('.claude/settings.local.json', null, (d) => {
+            addHandlers(d, claudeHooks(ctx));
+            approveMcpjsonServer(d, '.claude/settings.local.json', notes);
+          }),
+          approves: true,
+        },
       ];
     case 'codex':
       return [
@@ -365,7 +414,7 @@ function clientFiles(client: ConnectClient, ctx: ConnectContext): ClientFile[] {
 
 const NOTES: Record<ConnectClient, string[]> = {
   'claude-code': [
-    'Claude Code asks once to approve the project MCP server in .mcp.json; hooks in .claude/settings.local.json apply to this checkout only (the file is not committed).',
+    'Hooks and the approval in .claude/settings.local.json apply to this checkout only (the file is not committed).',
     'Tool events post straight to the hub (http hooks, 1 s timeout); SessionStart runs the hook script, which answers with the session id to pass as agent_session.',
   ],
   codex: [
@@ -407,7 +456,8 @@ export function planConnect(
   const manifest = readManifest(ctx.stateDir);
   const remembered = manifest.clients[client]?.files ?? {};
   const files: PlannedFile[] = [];
-  for (const f of clientFiles(client, ctx)) {
+  const notes: string[] = [];
+  for (const f of clientFiles(client, ctx, notes)) {
     const before = readText(join(ctx.repo, f.path));
     const original = f.path in remembered ? (remembered[f.path]?.original ?? null) : undefined;
     let after: string | null;
@@ -417,10 +467,11 @@ export function planConnect(
       const stripped = stripTomlBlock(before);
       if (original !== undefined && stripped === (original ?? '')) after = original;
       else after = stripped;
-    } else after = removeFromJson(f.path, before, original, f.mcpKey, `${ctx.hubUrl}/mcp`);
+    } else
+      after = removeFromJson(f.path, before, original, f.mcpKey, `${ctx.hubUrl}/mcp`, f.approves === true);
     if (after !== before) files.push({ path: f.path, before, after });
   }
-  return { client, action, files, notes: action === 'add' ? NOTES[client] : [] };
+  return { client, action, files, notes: action === 'add' ? [...notes, ...NOTES[client]] : [] };
 }
 
 function writeAtomic(path: string, text: string): void {

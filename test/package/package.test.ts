@@ -1,10 +1,22 @@
 // The package `npm pack` makes: what it ships (and what it must not), its size, and the packed files
 // run in place as a user's `cos` in a fresh git repository. The CI step scripts/pack-smoke.ts installs
 // the same tarball from the registry into a prefix of its own; here the unpacked files borrow the
-// clone's node_modules, so this stays fast enough for `npm test`.
+// clone's node_modules, so this stays fast enough for `npm test`. And the server built from a copy of
+// the sources whose node_modules is a link into a pnpm-style store (issue #29) starts and serves.
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
@@ -152,6 +164,73 @@ describe('the package', { timeout: 600_000 }, () => {
       });
       const seen = Number(/ (\d+) files seen/.exec(report.indexed)?.[1]);
       assert.ok(seen >= 3, `cos index saw the repository's code files: ${report.indexed}`);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+/**
+ * A copy of the sources to build (server/, shared/, the build script, package.json, tsconfig.json) in
+ * `root`, with the clone's dependencies laid out as pnpm does: node_modules is a link (to a store), and
+ * the bundled package whose files it reads through __dirname is a link into the store's .pnpm folder.
+ */
+function linkedLayout(dir: string): { root: string; swaggerUi: string } {
+  const root = join(dir, 'package');
+  for (const p of ['server', 'shared', 'scripts/build-server.mjs', 'package.json', 'tsconfig.json'])
+    cpSync(join(ROOT, p), join(root, p), {
+      recursive: true,
+      filter: (src) => !src.split('/').includes('node_modules'),
+    });
+  mkdirSync(join(root, 'web'));
+  symlinkSync(join(ROOT, 'web/dist'), join(root, 'web/dist'), 'dir');
+  const installed = realpathSync(join(ROOT, 'node_modules'));
+  const store = join(dir, 'store', 'node_modules');
+  mkdirSync(join(store, '@fastify'), { recursive: true });
+  for (const name of readdirSync(installed))
+    if (name !== '@fastify') symlinkSync(join(installed, name), join(store, name));
+  for (const name of readdirSync(join(installed, '@fastify')))
+    if (name !== 'swagger-ui') symlinkSync(join(installed, '@fastify', name), join(store, '@fastify', name));
+  const { version } = JSON.parse(
+    readFileSync(join(installed, '@fastify/swagger-ui/package.json'), 'utf8'),
+  ) as { version: string };
+  const swaggerUi = join(
+    store,
+    '.pnpm',
+    `@fastify+swagger-ui@${version}`,
+    'node_modules/@fastify/swagger-ui',
+  );
+  cpSync(join(installed, '@fastify/swagger-ui'), swaggerUi, { recursive: true });
+  symlinkSync(swaggerUi, join(store, '@fastify/swagger-ui'), 'dir');
+  symlinkSync(store, join(root, 'node_modules'), 'dir');
+  return { root, swaggerUi };
+}
+
+describe('the server built where node_modules is a link into a store (pnpm, a shared checkout)', {
+  timeout: 300_000,
+}, () => {
+  before(() => ensureSpaBuilt());
+
+  it('maps the bundled packages’ __dirname by their real paths, and the built hub starts and serves Swagger UI', async () => {
+    const dir = realpathSync(mkdtempSync(join(tmpdir(), 'cos-linked-build-')));
+    try {
+      const { root, swaggerUi } = linkedLayout(dir);
+      assert.notEqual(
+        realpathSync(join(root, 'node_modules/@fastify/swagger-ui')),
+        join(root, 'node_modules/@fastify/swagger-ui'),
+      );
+      assert.equal(realpathSync(join(root, 'node_modules/@fastify/swagger-ui')), swaggerUi);
+      const r = spawnSync(process.execPath, [join(root, 'scripts/build-server.mjs')], {
+        cwd: root,
+        encoding: 'utf8',
+      });
+      assert.equal(r.status, 0, `the server build failed:\n${r.stdout}${r.stderr}`);
+      assert.ok(
+        existsSync(join(root, 'dist/@fastify/swagger-ui/static/index.html')),
+        "Swagger UI's files are copied",
+      );
+      // What crashed: the package's modules bundled without the __dirname that points at those files.
+      await checkInstalledCos([process.execPath, join(root, 'dist/cos.js')], { version: pkg.version });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

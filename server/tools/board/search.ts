@@ -14,7 +14,7 @@ export const taskSearchTool = defineTool({
   name: 'cos_task_search',
   title: 'Search tasks',
   description:
-    'Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets.',
+    'Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets. Archived tasks only with include_archive: true; when only they match, archived_matches says how many.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
@@ -41,11 +41,27 @@ export const taskSearchTool = defineTool({
       }),
     ),
     next_offset: Type.Union([Type.Integer(), Type.Null()]),
+    archived_matches: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        description:
+          'Only when results is empty because the archive was left out: how many archived tasks match (pass include_archive: true to see them).',
+      }),
+    ),
   }),
   annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
   http: { method: 'GET', path: '/api/board/search', operationId: 'boardSearch' },
   handler(ctx, input) {
     const found = boardOf(ctx).search(input.query, input);
+    if (found.archived_matches !== undefined) {
+      const n = found.archived_matches;
+      return {
+        ...found,
+        meta: {
+          hint: `${n} archived task${n === 1 ? '' : 's'} match${n === 1 ? 'es' : ''}: pass include_archive: true to see ${n === 1 ? 'it' : 'them'}`,
+        },
+      };
+    }
     const keep = itemsWithinBudget(ctx, found.results, { ...found, results: [] });
     if (keep === found.results.length) return found;
     return {

@@ -194,7 +194,7 @@ export interface paths {
         };
         /**
          * Search tasks
-         * @description Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets.
+         * @description Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets. Archived tasks only with include_archive: true; when only they match, archived_matches says how many.
          */
         get: operations["boardSearch"];
         put?: never;
@@ -2773,6 +2773,8 @@ export interface operations {
                                 snippet: string;
                             }[];
                             next_offset: number | null;
+                            /** @description Only when results is empty because the archive was left out: how many archived tasks match (pass include_archive: true to see them). */
+                            archived_matches?: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
