@@ -296,6 +296,11 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
     if (d.machine !== undefined && d.machine !== machine) return;
     if (d.change === 'claimed' && d.task_id && d.agent_session)
       note(agentOf(d.agent_session) ?? d.agent_session, 'claim', `claimed ${d.task_id}`, { task: d.task_id });
+    if (d.change === 'handed_off' && d.task_id && d.agent_session)
+      note(agentOf(d.agent_session) ?? d.agent_session, 'claim', `took over ${d.task_id} (handed off)`, {
+        task: d.task_id,
+        handoff: true,
+      });
   });
 
   const counts = (): LifecycleCounts =>

@@ -8,11 +8,11 @@ import { type Actor, parseTaskId, READY_LABEL } from './model.ts';
 import type { QualityGates } from './quality-gates.ts';
 import type { Loaded, Reconciler } from './reconcile.ts';
 import type { BoardStore } from './store.ts';
-import { contentHash } from './task-file.ts';
+import { appendLog, contentHash, workLogLine } from './task-file.ts';
 import type { TasksDir } from './tasks-dir.ts';
 import { REFUSED, type TeamBoard } from './team-board.ts';
 import type { Transitions } from './transitions.ts';
-import type { TaskView } from './views.ts';
+import { type TaskView, toView } from './views.ts';
 import { nowIso, type Step, type TaskChangeFn, type WritePath } from './write-path.ts';
 
 export interface ClaimResult {
@@ -278,11 +278,71 @@ export function createClaims({
     );
   }
 
+  /**
+   * Hands a task in progress from its claimant to another agent session in one step: the file names the
+   * new holder, its Work Log says who handed it to whom and why, the history records it. `from` is the
+   * session asking (null: a person, through the page), which must hold the task.
+   */
+  async function handoff(
+    idText: string,
+    from: string | null,
+    to: string,
+    note: string,
+    actor: Actor,
+  ): Promise<{ task: TaskView; previous: string | null }> {
+    const id = requireTaskId(idText);
+    const text = note.trim();
+    if (text === '')
+      throw new ToolError('validation', 'note is empty; say where the work stands for the next holder');
+    const now = nowIso();
+    return change(
+      id,
+      (): Step<{ task: TaskView; previous: string | null }> => {
+        const l = reconciler.load(id);
+        const f = l.doc.fields;
+        if (f.status !== 'in_progress')
+          throw new ToolError(
+            'validation',
+            `${f.key} is ${f.status}, not in progress: only a claimed task is handed off (the other agent can claim it)`,
+          );
+        if (from !== null && f.agent_session !== from)
+          throw new ToolError(
+            'permission',
+            `${f.key} is held by ${f.agent_session ?? 'nobody'}, not by ${from}: only its claimant, or a person on the Activity page, hands it off`,
+          );
+        if (f.agent_session === to) throw new ToolError('validation', `${f.key} is already held by ${to}`);
+        const fields = { ...f, agent_session: to, version: f.version + 1 };
+        // The line names the claimant handing off as its author; a person's handoff says so.
+        const by = from === null ? ' by a person' : '';
+        const line = workLogLine(`handed off${by} to ${to}: ${text}`, actor, now);
+        return writes.rewrite(l, fields, appendLog(l.doc.sections, line), (doc) => {
+          writes.announce(
+            id,
+            {
+              task_id: f.key,
+              change: 'handed_off',
+              old_status: f.status,
+              new_status: f.status,
+              agent_session: to,
+              source: actor.source,
+              version: fields.version,
+            },
+            'edit',
+            { at: now, detail: { handoff: { from: f.agent_session, to, by: from }, note: text } },
+          );
+          const task = toView(doc.fields, doc.sections, dir.repoPath(l.name), doc, writes.machineOf(id));
+          return { task, previous: f.agent_session };
+        });
+      },
+      actor,
+    );
+  }
+
   /** The in-progress task an agent session holds (presence shows it), or null. */
   function claimedBy(agentSession: string): { id: string; title: string } | null {
     const row = store.claimedBy(agentSession);
     return row ? { id: row.key, title: row.title } : null;
   }
 
-  return { claimNext, claimedBy, inProgress, release };
+  return { claimNext, claimedBy, inProgress, release, handoff };
 }

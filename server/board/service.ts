@@ -158,6 +158,7 @@ export function createBoardService(options: BoardServiceOptions) {
     claimedBy: claims.claimedBy,
     inProgress: claims.inProgress,
     release: claims.release,
+    handoff: claims.handoff,
     parseErrors: reads.parseErrors,
     settings,
     store,

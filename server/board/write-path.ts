@@ -19,7 +19,16 @@ export interface TaskUpdatedEvent {
   /** Null only for a `bulk` change. */
   task_id: string | null;
   /** `bulk`: many files changed at once (a git checkout); `task_ids` lists them, refetch the board. */
-  change: 'created' | 'moved' | 'edited' | 'work_log' | 'claimed' | 'file' | 'deleted' | 'bulk';
+  change:
+    | 'created'
+    | 'moved'
+    | 'edited'
+    | 'work_log'
+    | 'claimed'
+    | 'handed_off'
+    | 'file'
+    | 'deleted'
+    | 'bulk';
   old_status: Status | null;
   new_status: Status | null;
   agent_session: string | null;

@@ -8,6 +8,7 @@ import { taskDailyTool } from './daily.ts';
 import { taskDependenciesTool } from './dependencies.ts';
 import { taskDependentsTool } from './dependents.ts';
 import { taskEditTool } from './edit.ts';
+import { taskHandoffTool } from './handoff.ts';
 import { taskHistoryTool } from './history.ts';
 import { taskMoveTool } from './move.ts';
 import { taskReadyTool } from './ready.ts';
@@ -27,6 +28,7 @@ export const boardTools: AnyTool[] = [
   taskEditTool,
   workLogAppendTool,
   taskClaimNextTool,
+  taskHandoffTool,
   taskReclaimTool,
   taskReadyTool,
   taskSearchTool,

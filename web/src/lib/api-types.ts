@@ -145,6 +145,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/board/tasks/{id}/handoff": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Hand a task to another agent
+         * @description Hands your task in progress to another live agent in one step: the claim moves, the Work Log records it, and your note reaches the new holder. Only the claimant (or a person on the page) hands a task off.
+         */
+        post: operations["boardTaskHandoff"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/board/reclaim": {
         parameters: {
             query?: never;
@@ -2472,6 +2492,135 @@ export interface operations {
                                 unknown_sections: string[];
                             } | null;
                             message: string;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    boardTaskHandoff: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description the agent session taking the task over (cos_presence_now lists who is here) */
+                    to: string;
+                    /** @description where the work stands and what is next, for the new holder */
+                    note: string;
+                    agent_session?: string;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            task: {
+                                /** @description The task id as its file writes it, e.g. TASK-12 or TASK-046 */
+                                id: string;
+                                title: string;
+                                status: "icebox" | "emergency" | "in_progress" | "testing" | "complete" | "blocked" | "archive";
+                                kind: "feature" | "bug" | "chore" | "spike" | "docs" | "refactor" | "test" | "security";
+                                /** @description P0 urgent … P3 when there is time */
+                                priority: "P0" | "P1" | "P2" | "P3";
+                                appetite?: string;
+                                swimlane?: string;
+                                epic?: string;
+                                labels: string[];
+                                agent_session?: string;
+                                /** @description Pass as expected_version on your next write */
+                                version: number;
+                                /** @description The machine that holds the task or moved it last (only when the hub is in a team) */
+                                machine?: string;
+                                created: string | null;
+                                started: string | null;
+                                completed: string | null;
+                                depends_on: string[];
+                                blocked_by: string[];
+                                references: string[];
+                                sections: {
+                                    outcome: string;
+                                    read_first: string;
+                                    acceptance: string;
+                                    work_log: string;
+                                };
+                                /** @description Repo-relative path of the task file */
+                                path: string;
+                                /** @description Front-matter keys the hub keeps but does not interpret */
+                                unknown_keys: string[];
+                                /** @description Body sections the hub keeps but does not interpret */
+                                unknown_sections: string[];
+                            };
+                            /** @description the claimant it was taken from */
+                            from: string | null;
+                            to: string;
                         };
                         meta: components["schemas"]["Meta"];
                     };

@@ -1,0 +1,61 @@
+import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
+import { defineTool } from '../define.ts';
+import { AgentSessionSchema, actorOf, boardOf, TaskIdSchema, TaskViewSchema } from './schemas.ts';
+
+export const taskHandoffTool = defineTool({
+  name: 'cos_task_handoff',
+  title: 'Hand a task to another agent',
+  description:
+    'Hands your task in progress to another live agent in one step: the claim moves, the Work Log records it, and your note reaches the new holder. Only the claimant (or a person on the page) hands a task off.',
+  module: 'tasks',
+  layer: 'tasks',
+  input: Type.Object(
+    {
+      id: TaskIdSchema,
+      to: Type.String({
+        minLength: 1,
+        maxLength: 200,
+        description: 'the agent session taking the task over (cos_presence_now lists who is here)',
+      }),
+      note: Type.String({
+        minLength: 1,
+        maxLength: 4000,
+        description: 'where the work stands and what is next, for the new holder',
+      }),
+      agent_session: Type.Optional(AgentSessionSchema),
+    },
+    { additionalProperties: false },
+  ),
+  output: Type.Object({
+    task: TaskViewSchema,
+    from: Type.Union([Type.String(), Type.Null()], {
+      description: 'the claimant it was taken from',
+    }),
+    to: Type.String(),
+  }),
+  annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
+  http: { method: 'POST', path: '/api/board/tasks/:id/handoff', operationId: 'boardTaskHandoff' },
+  async handler(ctx, input) {
+    // Over MCP the caller is an agent (its session when it does not name one); a REST call without one
+    // is a person on the page, who may hand off any claimed task.
+    const from =
+      input.agent_session ?? (ctx.caller.transport === 'mcp' ? ctx.caller.mcpSessionId : undefined);
+    if (ctx.caller.transport === 'mcp' && from === undefined)
+      throw new ToolError('validation', 'name your agent_session: only the task’s claimant hands it off');
+    const agents = ctx.services.agents;
+    if (agents && !agents.isAlive(input.to))
+      throw new ToolError(
+        'not_found',
+        `no live agent ${input.to}: hand the task to an agent that is here (cos_presence_now lists them)`,
+      );
+    const { task, previous } = await boardOf(ctx).handoff(
+      input.id,
+      from ?? null,
+      input.to,
+      input.note,
+      actorOf(ctx, from),
+    );
+    return { task, from: previous, to: input.to };
+  },
+});
