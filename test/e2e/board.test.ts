@@ -5,6 +5,7 @@ import { mkdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser } from 'playwright-core';
+import { fixture } from '../support/hooks.ts';
 import { connectClient, startTestHub, type TestHub } from '../support/hub.ts';
 import { ensureSpaBuilt, launchChromium, openPage, screenshot } from './browser.ts';
 
@@ -177,6 +178,36 @@ describe('Board', () => {
     } finally {
       await client.close();
       await close();
+    }
+  });
+
+  test('a person hands a task in progress to another live agent from the drawer (light and dark)', async () => {
+    for (const session of ['ana-7c1d2e90', 'ben-4f0a9b31'])
+      await api('POST', '/api/hooks/events?client=claude-code', {
+        ...fixture('claude-code', 'session-start', hub.dir, { session_id: session }),
+      });
+    const created = await api('POST', '/api/board/tasks', { title: 'Port the CSV export', priority: 'P2' });
+    const id = (created.data as { task: { id: string } }).task.id;
+    await api('POST', `/api/board/tasks/${id}/move`, { to: 'in_progress', agent_session: 'ana-7c1d2e90' });
+    for (const scheme of ['light', 'dark'] as const) {
+      const { page, errors, close } = await openPage(browser, { colorScheme: scheme });
+      try {
+        await page.goto(`${hub.url}/board?task=${id}`);
+        const drawer = page.getByTestId('task-drawer');
+        const form = drawer.getByRole('form', { name: 'Hand off' });
+        const to = scheme === 'light' ? 'ben-4f0a9b31' : 'ana-7c1d2e90';
+        await form.getByLabel('To').selectOption(to);
+        await form.getByRole('textbox').fill(`Exporter half done; the ${scheme} pass takes the header row.`);
+        await screenshot(page, `board-handoff-${scheme}`);
+        await form.getByRole('button', { name: 'Hand off' }).click();
+        await drawer.getByText(`handed off by a person to ${to}`).first().waitFor();
+        await drawer.locator('dd', { hasText: to }).first().waitFor();
+        assert.match(await taskFile(id), new RegExp(`agent_session: ${to}`));
+        await drawer.getByText(`handed off to ${to}`).first().waitFor();
+        assert.deepEqual(errors, []);
+      } finally {
+        await close();
+      }
     }
   });
 

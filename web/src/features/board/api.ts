@@ -69,6 +69,11 @@ export function moveTask(id: string, to: Status, expectedVersion: number) {
   );
 }
 
+/** Hands a task in progress to another live agent, as a person (the hub records who gave it to whom). */
+export function handoffTask(id: string, to: string, note: string) {
+  return call(api.POST('/api/board/tasks/{id}/handoff', { params: { path: { id } }, body: { to, note } }));
+}
+
 export function createTask(body: CreateInput) {
   return call(api.POST('/api/board/tasks', { body }));
 }

@@ -17,6 +17,7 @@ import {
   type Task,
   taskHistory,
 } from './api.ts';
+import { HandoffForm } from './handoff-form.tsx';
 import { TaskForm } from './task-form.tsx';
 
 function age(iso: string | null): string {
@@ -69,6 +70,14 @@ interface Props {
   revision: number;
   onClose: () => void;
   onChanged: (task: Task, from?: Status) => void;
+}
+
+/** A handoff's history entry names who gave the task to whom. */
+function handoffOf(detail: unknown): { from: string | null; to: string } | undefined {
+  const h = (detail as { handoff?: { from?: unknown; to?: unknown } } | null)?.handoff;
+  return h && typeof h.to === 'string'
+    ? { from: typeof h.from === 'string' ? h.from : null, to: h.to }
+    : undefined;
 }
 
 export function TaskDrawer({ id, config, revision, onClose, onChanged }: Props) {
@@ -255,6 +264,9 @@ export function TaskDrawer({ id, config, revision, onClose, onChanged }: Props) 
               Append
             </button>
           </form>
+          {current.status === 'in_progress' ? (
+            <HandoffForm task={current} onDone={(next) => afterWrite(next)} onFailure={setFailure} />
+          ) : null}
           <section className="drawer-section">
             <h3>History</h3>
             {history.state.status === 'error' ? (
@@ -268,7 +280,8 @@ export function TaskDrawer({ id, config, revision, onClose, onChanged }: Props) 
                   <li key={e.seq}>
                     <time dateTime={e.at}>{new Date(e.at).toLocaleString()}</time> <strong>{e.type}</strong>
                     {e.from_status || e.to_status ? ` ${e.from_status ?? '∅'} → ${e.to_status ?? '∅'}` : ''}
-                    {e.agent_session ? ` by ${e.agent_session}` : ''}{' '}
+                    {handoffOf(e.detail) ? ` handed off to ${handoffOf(e.detail)?.to}` : ''}
+                    {e.agent_session && !handoffOf(e.detail) ? ` by ${e.agent_session}` : ''}{' '}
                     <span className="muted">({e.source})</span>
                     {e.reason ? <div className="muted">{e.reason}</div> : null}
                   </li>
