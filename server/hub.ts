@@ -6,6 +6,7 @@ import type { Logger } from 'pino';
 import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
+import { createReservationsService } from './coord/reservations.ts';
 import { releaseDbCaches } from './db/caches.ts';
 import { DatabaseFileGuard } from './db/file-guard.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
@@ -245,6 +246,9 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   const agents = createAgentsService({ config, db, events, logger, modules, sessions, services, now });
   services.agents = agents;
   sessions.countsSource = () => agents.counts();
+  // File reservations: granted in the store, enforced in the hooks above from memory.
+  const reservations = createReservationsService({ config, db, events, logger, services, now });
+  services.reservations = reservations;
 
   /** A call's start and end (a long one keeps the project in use throughout), not the page's polls. */
   let lastUsedAt = now();
@@ -354,6 +358,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       sessions.endOrphans();
       if (config.recordCalls && options.threadsAtStart !== false) calls.start();
       await agents.start();
+      await reservations.start();
       // Concurrently: the hub answers while every service indexes, and one failing start stops no other.
       await Promise.all(
         lifecycle.map(async (service) => {
@@ -368,6 +373,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     async close() {
       if (closed) return;
       closed = true;
+      await reservations.close();
       // First: an edit's refresh still running needs the graph and docs services it calls.
       await agents
         .close()

@@ -164,6 +164,12 @@ export function defaultCalls(plan: CorpusPlan, ids: CorpusIds): Call[] {
     { tool: 'cos_work_log_append', args: { id: ids.task, text: 'Measured the answers.' } },
     { tool: 'cos_task_move', args: { id: ids.task, to: 'in_progress', agent_session: 'answers-agent' } },
     { tool: 'cos_task_claim_next', args: { agent_session: 'answers-agent' } },
+    {
+      tool: 'cos_files_reserve',
+      args: { agent_session: 'answers-agent', paths: ['docs/guide.md'], reason: 'measuring the answers' },
+    },
+    { tool: 'cos_files_reservations', args: {} },
+    { tool: 'cos_files_release', args: { agent_session: 'answers-agent', paths: ['docs/guide.md'] } },
     { tool: 'cos_search', args: { query: plan.words.memory } },
     { tool: 'cos_timeline', args: {} },
     { tool: 'cos_details', args: { id: ids.observation } },

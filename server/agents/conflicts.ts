@@ -4,6 +4,7 @@
 // PreToolUse answer costs microseconds, not a query. In a team the other machines' agents are in the
 // registry too (their hubs' events reach this one through the feed), and a task claimed on another
 // machine holds its files wherever the claimant is: a hit names that agent's machine and branch.
+import { agentLabel } from './labels.ts';
 import type { AgentRegistry } from './registry.ts';
 
 export interface Claim {
@@ -97,11 +98,12 @@ export function findConflicts(paths: readonly string[], me: string, deps: Confli
   return hits;
 }
 
-/** One sentence an agent (and the person watching) can act on. */
-export function describeConflicts(hits: readonly ConflictHit[], now: number): string {
+/** The conflicts in a few clauses (the first three, and how many more), for a sentence of one's own. */
+export function describeHits(hits: readonly ConflictHit[], now: number): string {
   const parts = hits.slice(0, 3).map((h) => {
-    const where = h.machine === null ? '' : `, on ${h.machine}${h.branch ? `, branch ${h.branch}` : ''}`;
-    const who = `agent ${h.agent} (${h.client}${where})`;
+    // A hit's machine is set only for another machine's agent: the label then says where it works.
+    const branch = h.machine !== null && h.branch ? ` (branch ${h.branch})` : '';
+    const who = `${agentLabel({ client: h.client, id: h.agent, machine: h.machine })}${branch}`;
     const task = h.task ? ` which holds ${h.task.id} "${h.task.title}"` : '';
     if (h.reason === 'edited' && h.at !== null) {
       const mins = Math.max(0, Math.round((now - h.at) / 60_000));
@@ -110,5 +112,10 @@ export function describeConflicts(hits: readonly ConflictHit[], now: number): st
     return `${h.path} belongs to ${h.task?.id ?? 'a task'} "${h.task?.title ?? ''}" claimed by ${who}`;
   });
   const more = hits.length > 3 ? ` (and ${hits.length - 3} more)` : '';
-  return `cos hub: ${parts.join('; ')}${more}. Coordinate before editing (cos_presence_query shows who is working on what).`;
+  return `${parts.join('; ')}${more}`;
+}
+
+/** One sentence an agent (and the person watching) can act on. */
+export function describeConflicts(hits: readonly ConflictHit[], now: number): string {
+  return `cos hub: ${describeHits(hits, now)}. Coordinate before editing (cos_presence_query shows who is working on what).`;
 }

@@ -3,8 +3,9 @@
 // id or naming it as agent_session) has been silent longer than the project's claim grace. An MCP session
 // the hub closed itself (a restart) counts as silence, not an end: the agent may simply reconnect. A
 // claim under a name the hub has never seen is reported as unknown and left alone.
-import type { AgentSessionRow } from '../hooks/store.ts';
-import type { SessionView } from '../observability/sessions.ts';
+import type { AgentSessionRow, HookStore } from '../hooks/store.ts';
+import type { SessionTracker, SessionView } from '../observability/sessions.ts';
+import type { AgentRegistry } from './registry.ts';
 
 export type ClaimantState = 'alive' | 'ended' | 'silent' | 'unknown';
 
@@ -20,6 +21,27 @@ export interface ClaimView {
 export interface ClaimantFacts {
   hook: AgentSessionRow | undefined;
   mcp: readonly SessionView[];
+}
+
+/**
+ * What the hub knows of the sessions a claim (or a reservation) names: the hook session, and the MCP
+ * sessions with that id or naming it; a claim made under an MCP session that named a hook session
+ * belongs to that hook session too.
+ */
+export function claimantFacts(
+  agentSession: string,
+  from: { registry: AgentRegistry; store: HookStore },
+  sessions: SessionTracker,
+): ClaimantFacts {
+  const facts: ClaimantFacts = {
+    hook: from.registry.get(agentSession) ?? from.store.session(agentSession),
+    mcp: sessions.find(agentSession),
+  };
+  const linked = facts.mcp
+    .map((m) => m.agent_session)
+    .find((a): a is string => a !== null && a !== agentSession);
+  if (!facts.hook && linked) facts.hook = from.registry.get(linked) ?? from.store.session(linked);
+  return facts;
 }
 
 const HUB_CLOSED = new Set(['hub restarted', 'hub closed', 'closed']);

@@ -18,7 +18,7 @@ import type { SessionTracker } from '../observability/sessions.ts';
 import { type Claim, type ConflictHit, describeConflicts, findConflicts } from './conflicts.ts';
 import { createRepoPaths, type RepoPaths } from './paths.ts';
 import { type AgentView, countAgents, type LifecycleCounts, listAgents } from './presence.ts';
-import { type ClaimView, claimantState } from './reclaim.ts';
+import { type ClaimView, claimantFacts, claimantState } from './reclaim.ts';
 import { AgentRegistry, type HookAgent } from './registry.ts';
 import { type AgentsTeam, createAgentsTeam } from './team.ts';
 
@@ -84,6 +84,8 @@ export interface AgentsService {
   reclaim(opts: { dryRun: boolean; task?: string; graceMinutes?: number }): Promise<ReclaimResult>;
   /** Releases every dead claim now (claim-next runs it first, so a dead claim's task is free at once). */
   sweepClaims(): Promise<ReclaimResult>;
+  /** Records an event on an agent's timeline that no hook reported (a claim, a reservation's change). */
+  note(agent: string, kind: 'claim' | 'reservation', summary: string, detail: Record<string, unknown>): void;
   /** Settles when every refresh the edits so far asked for has run (tests). */
   idle(): Promise<void>;
   /** Starts the sweeps; in a team, first reads the team's open agents and recent events. */
@@ -312,13 +314,7 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
     const at = now();
     return board.inProgress().map((t) => {
       const s = t.agent_session;
-      const facts = {
-        hook: s ? (registry.get(s) ?? store.session(s)) : undefined,
-        mcp: s ? sessions.find(s) : [],
-      };
-      // A claim made under an MCP session that named a hook session belongs to that hook session too.
-      const linked = facts.mcp.map((m) => m.agent_session).find((a): a is string => a !== null && a !== s);
-      if (!facts.hook && linked) facts.hook = registry.get(linked) ?? store.session(linked);
+      const facts = s ? claimantFacts(s, { registry, store }, sessions) : { hook: undefined, mcp: [] };
       const state = claimantState(s, facts, at, graceMs);
       // A claim made on another machine (its team record says so, or its claimant reports to another
       // hub) is that hub's to judge: this one cannot tell an agent gone from one it stopped hearing
@@ -341,7 +337,12 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
   }
 
   /** Records an event on an agent's timeline that no hook reported (a claim, a reclaim). */
-  function note(agent: string, kind: 'claim', summary: string, detail: Record<string, unknown>): void {
+  function note(
+    agent: string,
+    kind: 'claim' | 'reservation',
+    summary: string,
+    detail: Record<string, unknown>,
+  ): void {
     keep({
       at: now(),
       agent,
@@ -422,21 +423,29 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       record(ev, at, files, {}, agent);
       let conflict: { mode: typeof current.conflicts; message: string } | null = null;
       if (current.conflicts !== 'off') {
-        const hits = conflictsFor(ev, files);
-        if (hits.length > 0) {
-          const message = describeConflicts(hits, at);
-          conflict = { mode: current.conflicts, message };
-          const data = { mode: current.conflicts, tool: ev.tool, hits };
+        // Paths other agents reserved (server/coord/reservations.ts) count as their edits do, from memory.
+        const found = conflictsFor(ev, files);
+        const held = (services as Partial<HubServices>).reservations?.check(ev, files, found);
+        const hits = held ? held.hits : found;
+        if (hits.length > 0 || held) {
+          const message = held ? held.message : describeConflicts(hits, at);
+          // A shell command's writes are guessed from its text: warned about, never refused.
+          const mode = held?.warnOnly ? 'warn' : current.conflicts;
+          conflict = { mode, message };
+          const data = { mode, tool: ev.tool, hits, ...(held ? { reservations: held.reservations } : {}) };
+          const paths = [
+            ...new Set([...hits.map((h) => h.path), ...(held?.reservations ?? []).map((r) => r.target)]),
+          ];
           record(
             ev,
             at,
-            hits.map((h) => ({ path: h.path, role: 'edit' as const })),
+            paths.map((path) => ({ path, role: 'edit' as const })),
             {
               kind: 'conflict',
               phase: null,
-              ok: current.conflicts !== 'block',
+              ok: mode !== 'block',
               summary:
-                `${current.conflicts === 'block' ? 'refused' : 'warned'}: ${message.replace(/^cos hub: /, '')}`.slice(
+                `${mode === 'block' ? 'refused' : 'warned'}: ${message.replace(/^cos hub: /, '')}`.slice(
                   0,
                   240,
                 ),
@@ -458,6 +467,7 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       return listAgents(presenceDeps, { includeEnded: opts.includeEnded ?? false });
     },
     counts,
+    note,
     claims: () => claimViews(settings.get().claim_grace_minutes * 60_000),
     reclaim,
     sweepClaims,

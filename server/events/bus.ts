@@ -12,6 +12,7 @@ export const HUB_EVENT_TYPES = [
   'agent-event',
   'agent-conflict',
   'memory-updated',
+  'reservation-updated',
 ] as const;
 export type HubEventType = (typeof HUB_EVENT_TYPES)[number];
 

@@ -31,6 +31,7 @@ export const EVENT_KINDS = [
   'conflict',
   'refresh',
   'claim',
+  'reservation',
   'other',
   'unknown',
 ] as const;

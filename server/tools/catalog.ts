@@ -4,6 +4,7 @@ import { agentTools } from './agents/index.ts';
 import { boardTools } from './board/index.ts';
 import type { AnyTool } from './define.ts';
 import { docsTools } from './docs/index.ts';
+import { fileTools } from './files/index.ts';
 import { graphTools } from './graph/index.ts';
 import { kernelTools } from './kernel/index.ts';
 import { memoryTools } from './memory/index.ts';
@@ -16,6 +17,7 @@ export const catalog: readonly AnyTool[] = [
   ...observabilityTools,
   ...agentTools,
   ...boardTools,
+  ...fileTools,
   ...memoryTools,
   ...docsTools,
   ...superviseTools,

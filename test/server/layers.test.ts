@@ -11,6 +11,7 @@ const root = resolve(import.meta.dirname, '../..');
 const below = [
   'server/agents',
   'server/board',
+  'server/coord',
   'server/db',
   'server/docs',
   'server/events',

@@ -1,5 +1,12 @@
 import { Type } from '@sinclair/typebox';
+import { ToolError } from '../../errors.ts';
 import { defineTool } from '../define.ts';
+import {
+  ClaimReservationSchema,
+  claimReserveInput,
+  reserveForClaim,
+  reservePaths,
+} from '../files/with-claim.ts';
 import {
   AgentSessionSchema,
   actorOf,
@@ -32,14 +39,22 @@ export const taskMoveTool = defineTool({
         }),
       ),
       agent_session: Type.Optional(AgentSessionSchema),
+      ...claimReserveInput,
     },
     { additionalProperties: false },
   ),
-  output: TaskChangeSchema,
+  output: Type.Composite([TaskChangeSchema, Type.Object({ reservation: ClaimReservationSchema })]),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   http: { method: 'POST', path: '/api/board/tasks/:id/move', operationId: 'boardTaskMove' },
-  handler(ctx, input) {
-    return boardOf(ctx).move(
+  async handler(ctx, input) {
+    const session = input.agent_session;
+    if (input.reserve !== undefined && (input.to !== 'in_progress' || session === undefined))
+      throw new ToolError(
+        'validation',
+        'reserve goes with a move to in_progress that names agent_session (the claimant the files are reserved for)',
+      );
+    const reserve = reservePaths(ctx, input.reserve);
+    const moved = await boardOf(ctx).move(
       input.id,
       input.to,
       {
@@ -48,7 +63,12 @@ export const taskMoveTool = defineTool({
         bypass_wip: input.bypass_wip,
         bypass_gates: input.bypass_gates,
       },
-      actorOf(ctx, input.agent_session),
+      actorOf(ctx, session),
     );
+    if (!reserve || !session) return moved;
+    return {
+      ...moved,
+      reservation: await reserveForClaim(ctx, session, moved.task, reserve, input.reserve_reason),
+    };
   },
 });

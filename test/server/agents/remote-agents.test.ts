@@ -60,7 +60,7 @@ test('another machine’s agent: new once, its edits conflict naming machine and
   assert.equal(hits[0]?.branch, 'feature/a');
   assert.match(
     describeConflicts(hits, clock),
-    /src\/x\.ts was edited less than a minute ago by agent alpha \(claude-code, on machine-a, branch feature\/a\)/,
+    /src\/x\.ts was edited less than a minute ago by claude-code alpha on machine-a \(branch feature\/a\)/,
   );
   registry.applyRemote(remote({ last_event_at: clock - 500, activity: 'stale' }), [
     { path: 'src/y.ts', at: clock - 500 },
@@ -109,7 +109,7 @@ test('a claim made on another machine holds its files, even for an agent this hu
   );
   assert.match(
     describeConflicts(hits, clock),
-    /belongs to TASK-7 "Seven" claimed by agent stranger \(unknown, on machine-a\)/,
+    /belongs to TASK-7 "Seven" claimed by agent stranger on machine-a[.;]/,
   );
 });
 

@@ -62,7 +62,7 @@ test('six agents at once: each edits its own file without conflict, then all but
     if (i === 0) continue;
     assert.match(
       String(a.systemMessage),
-      /src\/shared\.ts was edited less than a minute ago by agent a1 \(claude-code\)/,
+      /src\/shared\.ts was edited less than a minute ago by claude-code a1[.;]/,
     );
     assert.equal(a.hookSpecificOutput?.additionalContext, a.systemMessage);
     assert.equal(
@@ -87,14 +87,14 @@ test('in block mode the same edits are refused; two agents editing each other’
   const refused = await Promise.all(['a2', 'a3'].map((a) => hook(a, 'pre-tool-use-edit', 'src/shared.ts')));
   for (const r of refused) {
     assert.equal(r.hookSpecificOutput?.permissionDecision, 'deny');
-    assert.match(String(r.hookSpecificOutput?.permissionDecisionReason), /agent a1/);
+    assert.match(String(r.hookSpecificOutput?.permissionDecisionReason), /claude-code a1\b/);
   }
   const [x, y] = await Promise.all([
     hook('a4', 'pre-tool-use-edit', 'src/a5.ts'),
     hook('a5', 'pre-tool-use-edit', 'src/a4.ts'),
   ]);
-  assert.match(String(x.hookSpecificOutput?.permissionDecisionReason), /src\/a5\.ts .* agent a5/);
-  assert.match(String(y.hookSpecificOutput?.permissionDecisionReason), /src\/a4\.ts .* agent a4/);
+  assert.match(String(x.hookSpecificOutput?.permissionDecisionReason), /src\/a5\.ts .* claude-code a5\b/);
+  assert.match(String(y.hookSpecificOutput?.permissionDecisionReason), /src\/a4\.ts .* claude-code a4\b/);
   const stored = (
     await t.app.inject({
       method: 'GET',

@@ -257,7 +257,7 @@ describe('recorded payloads through the installed hooks', () => {
     const warn = answer(await send('gemini', repo, fixture('gemini', 'before-tool-write-file', repo))) as {
       systemMessage: string;
     };
-    assert.match(warn.systemMessage, /src\/math\.ts was edited .* by agent /);
+    assert.match(warn.systemMessage, /src\/math\.ts was edited .* by codex 019a2b3c[.;]/);
     await t.app.inject({
       method: 'PATCH',
       url: '/api/settings/hooks',
@@ -283,7 +283,7 @@ describe('recorded payloads through the installed hooks', () => {
     assert.equal(claude.hookSpecificOutput.permissionDecision, 'deny');
     assert.match(
       claude.hookSpecificOutput.permissionDecisionReason,
-      new RegExp(`agent ${CODEX} \\(codex\\)`),
+      new RegExp(`by codex ${CODEX.slice(0, 8)}[.;]`),
     );
     await t.app.inject({
       method: 'PATCH',

@@ -91,7 +91,7 @@ test("a claimed task's references are its claimant's files: another agent editin
   })) as { systemMessage?: string };
   assert.match(
     String(answer.systemMessage),
-    new RegExp(`belongs to ${held.alive} "Task ${n}" claimed by agent alive`),
+    new RegExp(`belongs to ${held.alive} "Task ${n}" claimed by claude-code alive[.;]`),
   );
 });
 

@@ -14,8 +14,12 @@ import { PROFILES } from '../../../server/tools/profiles.ts';
 import { budgetSize, okEnvelopeSchema, TOKEN_BUDGET_CHARS } from '../../../shared/envelope/index.ts';
 import { connectClient, startTestHub, type TestHub } from '../../support/hub.ts';
 
-/** The budgets of issue 17: tools/list with every module on, and with the core profile. */
-const ALL_BYTES = 40_000;
+/**
+ * The budgets of issue 17: tools/list with every module on, and with the core profile. Every module's
+ * listing grew by the file reservations of issue 29 (three tools and `reserve` on the two claims, 2.2 KB
+ * with the shortest descriptions that still say what they do), past the 40,000 it had 19 bytes left of.
+ */
+const ALL_BYTES = 42_500;
 const CORE_BYTES = 12_000;
 /** No one tool may take more than this of the listing (the largest today are about 1,400). */
 const TOOL_BYTES = 1_600;

@@ -190,7 +190,7 @@ describe('agents across machines', () => {
     const warned = await hook(b, 'beta', 'pre-tool-use-edit', 'src/x.ts');
     assert.match(
       String(warned.answer.systemMessage),
-      /src\/x\.ts was edited less than a minute ago by agent alpha \(claude-code, on machine-a, branch feature\/a\)/,
+      /src\/x\.ts was edited less than a minute ago by claude-code alpha on machine-a \(branch feature\/a\)/,
     );
     assert.equal(warned.answer.hookSpecificOutput?.permissionDecision, undefined);
     assert.deepEqual(
@@ -205,7 +205,7 @@ describe('agents across machines', () => {
       assert.equal(refused.answer.hookSpecificOutput?.permissionDecision, 'deny');
       assert.match(
         String(refused.answer.hookSpecificOutput?.permissionDecisionReason),
-        /agent alpha \(claude-code, on machine-a, branch feature\/a\)/,
+        /claude-code alpha on machine-a \(branch feature\/a\)/,
       );
     } finally {
       await setConflicts(b, 'warn');
@@ -252,7 +252,7 @@ describe('agents across machines', () => {
     const warned = await hook(b, 'beta', 'pre-tool-use-edit', 'src/held.ts');
     assert.match(
       String(warned.answer.systemMessage),
-      /src\/held\.ts belongs to TASK-1 "Task 1" claimed by agent claimer \(claude-code, on machine-a, branch feature\/a\)/,
+      /src\/held\.ts belongs to TASK-1 "Task 1" claimed by claude-code claimer on machine-a \(branch feature\/a\)/,
     );
 
     // The claimant's session ends on A: only A may judge it gone and reclaim its task.
@@ -346,10 +346,7 @@ describe('agents across machines', () => {
     assert.equal(alpha?.branch, 'feature/a');
     assert.equal((await activity(c, 'agent=alpha')).length, 3);
     const warned = await hook(c, 'gamma', 'pre-tool-use-edit', 'src/x.ts');
-    assert.match(
-      String(warned.answer.systemMessage),
-      /agent alpha \(claude-code, on machine-a, branch feature\/a\)/,
-    );
+    assert.match(String(warned.answer.systemMessage), /claude-code alpha on machine-a \(branch feature\/a\)/);
 
     // B again, on the same clone and hub.db: the events it kept before are not kept twice.
     // (Other machines' events are numbered afresh by each run of a hub: they are compared by what they say.)

@@ -425,6 +425,50 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/files/reservations": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Live file reservations
+         * @description Live file reservations: who holds which paths, why, until when. Filter by agent or path.
+         */
+        get: operations["filesReservations"];
+        put?: never;
+        /**
+         * Reserve files before editing
+         * @description Reserves files before you edit them: others' edits there are warned or refused. granted false: conflicts say who holds what. Again: extends yours.
+         */
+        post: operations["filesReserve"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/files/release": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Release reserved files
+         * @description Releases your reservation by id, or some of its paths.
+         */
+        post: operations["filesRelease"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/graph/search": {
         parameters: {
             query?: never;
@@ -1381,7 +1425,7 @@ export interface components {
             client: string;
             /** @description hook_event_name as sent */
             event: string;
-            kind: "session_start" | "session_end" | "prompt" | "edit" | "command" | "read" | "search" | "web" | "mcp" | "tool" | "stop" | "subagent" | "notification" | "compact" | "permission" | "conflict" | "refresh" | "claim" | "other" | "unknown";
+            kind: "session_start" | "session_end" | "prompt" | "edit" | "command" | "read" | "search" | "web" | "mcp" | "tool" | "stop" | "subagent" | "notification" | "compact" | "permission" | "conflict" | "refresh" | "claim" | "reservation" | "other" | "unknown";
             phase: ("pre" | "post" | "failed") | null;
             tool: string | null;
             ok: boolean | null;
@@ -1397,6 +1441,52 @@ export interface components {
             /** @description the machine whose hub the agent reported to */
             machine: string;
             branch: string | null;
+        };
+        ReserveResult: {
+            /** @description false is an answer, not an error: conflicts says who holds what */
+            granted: boolean;
+            /** @description your own overlapping hold was extended and merged */
+            extended?: boolean;
+            reservation?: components["schemas"]["Reservation"];
+            conflicts?: components["schemas"]["ReservationConflict"][];
+            /** @description with a claim: the paths others hold, left out */
+            not_granted?: string[];
+            message: string;
+        };
+        Reservation: {
+            /** @description R-…: pass it to cos_files_release */
+            id: string;
+            /** @description the agent_session that holds it */
+            holder: string;
+            holder_client: string | null;
+            /** @description client and short id, with its machine when another one */
+            holder_label: string;
+            /** @description the machine whose hub granted it */
+            machine: string;
+            paths: string[];
+            reason: string;
+            task_id: string | null;
+            /** @description false: shared, conflicts only with exclusive holds */
+            exclusive: boolean;
+            /** @description ms since the epoch */
+            created_at: number;
+            /** @description ms since the epoch */
+            expires_at: number;
+        };
+        ReservationConflict: {
+            /** @description the path or glob you asked for */
+            path: string;
+            /** @description the path or glob of the reservation it overlaps */
+            held: string;
+            reservation_id: string;
+            /** @description its agent_session: cos_message_send to it to ask */
+            holder: string;
+            holder_label: string;
+            machine: string;
+            reason: string;
+            task_id: string | null;
+            /** @description ms since the epoch */
+            expires_at: number;
         };
         Health: {
             /** @description `degraded` when a problem listed in `problems` needs a person */
@@ -1523,7 +1613,7 @@ export interface components {
         };
         HubEvent: {
             id: number;
-            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict" | "memory-updated";
+            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict" | "memory-updated" | "reservation-updated";
             /** @description ms since the epoch */
             at: number;
             data: unknown;
@@ -1542,7 +1632,7 @@ export interface operations {
             query?: {
                 agent?: string;
                 file?: string;
-                kind?: "edit" | "command" | "prompt" | "read" | "search" | "web" | "mcp" | "tool" | "conflict" | "claim" | "refresh" | "session" | "other";
+                kind?: "edit" | "command" | "prompt" | "read" | "search" | "web" | "mcp" | "tool" | "conflict" | "claim" | "reservation" | "refresh" | "session" | "other";
                 failed?: boolean;
                 /** @description only agents on this machine */
                 machine?: string;
@@ -2185,6 +2275,9 @@ export interface operations {
                     /** @description skip the quality gates; needs a reason */
                     bypass_gates?: boolean;
                     agent_session?: string;
+                    /** @description files to reserve with it (cos_files_reserve) */
+                    reserve?: string[];
+                    reserve_reason?: string;
                 };
             };
         };
@@ -2238,6 +2331,7 @@ export interface operations {
                             /** @description Fields that changed (empty: nothing to do, no new version) */
                             changed: string[];
                             wip_bypassed: boolean;
+                            reservation?: components["schemas"]["ReserveResult"];
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -2442,6 +2536,9 @@ export interface operations {
                     swimlane?: string;
                     bypass_wip?: boolean;
                     reason?: string;
+                    /** @description files to reserve with it (cos_files_reserve) */
+                    reserve?: string[];
+                    reserve_reason?: string;
                 };
             };
         };
@@ -2492,6 +2589,7 @@ export interface operations {
                                 unknown_sections: string[];
                             } | null;
                             message: string;
+                            reservation?: components["schemas"]["ReserveResult"];
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -4092,6 +4190,282 @@ export interface operations {
                                 has_more: boolean;
                                 next_offset: number | null;
                             };
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    filesReservations: {
+        parameters: {
+            query?: {
+                agent?: string;
+                /** @description or a glob */
+                path?: string;
+                cursor?: string;
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            entries: components["schemas"]["Reservation"][];
+                            next_cursor: string | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    filesReserve: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agent_session: string;
+                    /** @description repo-relative paths or globs; a directory: src/auth/ */
+                    paths: string[];
+                    reason: string;
+                    task_id?: string;
+                    /** @description default 3600 */
+                    ttl_seconds?: number;
+                    /** @description default true; false: shared */
+                    exclusive?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["ReserveResult"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    filesRelease: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    agent_session?: string;
+                    id?: string;
+                    /** @description as reserved */
+                    paths?: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            released: {
+                                id: string;
+                                holder: string;
+                                holder_label: string;
+                                /** @description the paths released */
+                                paths: string[];
+                                /** @description false: it goes on holding its other paths */
+                                ended: boolean;
+                            }[];
+                            /** @description paths asked for that were not released */
+                            not_held: string[];
+                            message: string;
                         };
                         meta: components["schemas"]["Meta"];
                     };

@@ -26,6 +26,7 @@ const EVENT_TYPES = [
   'module-changed',
   'log-warning',
   'memory-updated',
+  'reservation-updated',
 ] as const satisfies readonly HubEventType[];
 
 type Listener = (event: StreamEvent) => void;

@@ -1,6 +1,6 @@
 // Activity: who is working on what, every agent (from its hooks and MCP session) with what it is doing
-// now, one agent's timeline and files, edit conflicts, every tool call as it happens (status, category,
-// latency), the last hour's problems, and calls and latency per tool.
+// now, one agent's timeline and files, edit conflicts, the files agents reserved, every tool call as it
+// happens (status, category, latency), the last hour's problems, and calls and latency per tool.
 import { useMemo, useState } from 'react';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { ModuleGate } from '../../components/module-gate.tsx';
@@ -26,6 +26,7 @@ import {
   timeline,
   WINDOWS,
 } from './api.ts';
+import { ReservationsCard } from './reservations-panel.tsx';
 
 /**
  * Reload on an event, at most once per `ms`. The page's own reads are not recorded (api.ts), so they
@@ -296,6 +297,7 @@ export default function ActivityPage() {
           <AgentDetail agentId={selected} machine={machine} />
           <ConflictsCard machine={machine} />
           <Problems />
+          <ReservationsCard machine={machine} />
           <LiveCalls />
           <Charts />
         </div>

@@ -43,6 +43,7 @@ const KIND_LABEL: Record<string, string> = {
   conflict: 'conflict',
   refresh: 'refresh',
   claim: 'claim',
+  reservation: 'reserve',
   other: 'other',
   unknown: '?',
 };
