@@ -163,7 +163,7 @@ try {
     if (!env.ok) throw new Error(`${seed.tool}: ${JSON.stringify(env.error)}`);
     if (env.data.observation) observations.push(env.data.observation.id);
   }
-  const ids = { task: FIRST_TASK, observation: observations[0]!, doomed: observations[1]! };
+  const ids = { task: FIRST_TASK, observation: observations[0]!, doomed: observations[1]!, agent: all };
 
   // 1. tools/list.
   const listAll = await rpc(all, 'tools/list', {});

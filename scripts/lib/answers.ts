@@ -133,6 +133,8 @@ export interface CorpusIds {
   observation: number;
   /** A second observation, for cos_forget. */
   doomed: number;
+  /** A live agent to hand the task to (the caller's own MCP session), for cos_task_handoff. */
+  agent: string;
 }
 
 /**
@@ -164,6 +166,10 @@ export function defaultCalls(plan: CorpusPlan, ids: CorpusIds): Call[] {
     { tool: 'cos_work_log_append', args: { id: ids.task, text: 'Measured the answers.' } },
     { tool: 'cos_task_move', args: { id: ids.task, to: 'in_progress', agent_session: 'answers-agent' } },
     { tool: 'cos_task_claim_next', args: { agent_session: 'answers-agent' } },
+    {
+      tool: 'cos_task_handoff',
+      args: { id: ids.task, to: ids.agent, note: 'Measure the rest.', agent_session: 'answers-agent' },
+    },
     {
       tool: 'cos_files_reserve',
       args: { agent_session: 'answers-agent', paths: ['docs/guide.md'], reason: 'measuring the answers' },

@@ -41,7 +41,7 @@ export const agentActivityTool = defineTool({
   name: 'cos_agent_activity',
   title: 'What agents did',
   description:
-    "What agents did per their hooks, newest first. An agent's hour: agent, since_minutes 60; who touched a file: file; failed commands: kind command, failed true; one machine of a team: machine.",
+    "What agents did per their hooks, newest first; filter by agent, since_minutes, file (who touched it), kind, failed and machine.",
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(

@@ -7,7 +7,7 @@ export const taskHandoffTool = defineTool({
   name: 'cos_task_handoff',
   title: 'Hand a task to another agent',
   description:
-    'Hands your task in progress to another live agent in one step: the claim moves, the Work Log records it, and your note reaches the new holder. Only the claimant (or a person on the page) hands a task off.',
+    'Hands your claimed task to another live agent in one step: the claim moves, the Work Log records it, your note reaches them.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(
@@ -16,12 +16,12 @@ export const taskHandoffTool = defineTool({
       to: Type.String({
         minLength: 1,
         maxLength: 200,
-        description: 'the agent session taking the task over (cos_presence_now lists who is here)',
+        description: 'the agent session taking it over',
       }),
       note: Type.String({
         minLength: 1,
         maxLength: 4000,
-        description: 'where the work stands and what is next, for the new holder',
+        description: 'where the work stands',
       }),
       agent_session: Type.Optional(AgentSessionSchema),
     },
@@ -33,6 +33,7 @@ export const taskHandoffTool = defineTool({
       description: 'the claimant it was taken from',
     }),
     to: Type.String(),
+    reservations_moved: Type.Integer({ description: 'file reservations tied to the task, now the new holder’s' }),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   http: { method: 'POST', path: '/api/board/tasks/:id/handoff', operationId: 'boardTaskHandoff' },
@@ -56,6 +57,9 @@ export const taskHandoffTool = defineTool({
       input.note,
       actorOf(ctx, from),
     );
-    return { task, from: previous, to: input.to };
+    // The task's file reservations go with it (their holder was the claimant).
+    const moved =
+      previous === null ? [] : ((await ctx.services.reservations?.handOver(task.id, previous, input.to)) ?? []);
+    return { task, from: previous, to: input.to, reservations_moved: moved.length };
   },
 });

@@ -14,7 +14,7 @@ export const taskSearchTool = defineTool({
   name: 'cos_task_search',
   title: 'Search tasks',
   description:
-    'Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets. Archived tasks only with include_archive: true; when only they match, archived_matches says how many.',
+    'Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets. The archive with include_archive: true.',
   module: 'tasks',
   layer: 'tasks',
   input: Type.Object(

@@ -8,7 +8,7 @@ export const logQueryTool = defineTool({
   name: 'cos_log_query',
   title: 'Query the hub log',
   description:
-    "Warnings and errors the hub logged, newest first, each with the error's type and message. Give the error id an error envelope quoted to find that failure; its stack stays in $COS_STATE_DIR/.mcp.log, as do absolute paths and SQL, which answers never carry.",
+    "Warnings and errors the hub logged, newest first, with the error's type and message; an error envelope's error id finds its failure (stacks stay in .mcp.log).",
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(

@@ -65,8 +65,12 @@ const handoffRest = async (id: string, body: Record<string, unknown>) => {
 let task = '';
 
 test('the claimant hands its task to another live agent: one step, the file, Work Log and history say so', async () => {
-  const claimed = (await mcp.callTool({ name: 'cos_task_claim_next', arguments: { agent_session: 'ana' } }))
-    .structuredContent as { data: { task: { id: string } } };
+  const claimed = (
+    await mcp.callTool({
+      name: 'cos_task_claim_next',
+      arguments: { agent_session: 'ana', reserve: ['src/parse/'], reserve_reason: 'moving the parser' },
+    })
+  ).structuredContent as { data: { task: { id: string } } };
   task = claimed.data.task.id;
   const env = await handoffMcp({
     id: task,
@@ -78,6 +82,16 @@ test('the claimant hands its task to another live agent: one step, the file, Wor
   assert.equal(env.data?.from, 'ana');
   assert.equal(env.data?.to, 'ben');
   assert.equal(env.data?.task.agent_session, 'ben');
+  assert.equal(env.data?.reservations_moved, 1, 'the task’s reservation went with it');
+  const held = await t.app.inject({ method: 'GET', url: '/api/files/reservations', headers: host });
+  assert.deepEqual(
+    (held.json().data.entries as { holder: string; paths: string[]; task_id: string }[]).map((r) => [
+      r.holder,
+      r.paths,
+      r.task_id,
+    ]),
+    [['ben', ['src/parse/'], task]],
+  );
   const text = readFileSync(join(t.dir, env.data!.task.path), 'utf8');
   assert.match(text, /agent_session: ben/);
   assert.match(

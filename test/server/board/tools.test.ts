@@ -36,6 +36,7 @@ describe('board tools', () => {
       'cos_task_dependencies',
       'cos_task_dependents',
       'cos_task_edit',
+      'cos_task_handoff',
       'cos_task_history',
       'cos_task_move',
       'cos_task_ready',

@@ -10,7 +10,7 @@ export interface paths {
         };
         /**
          * What agents did
-         * @description What agents did per their hooks, newest first. An agent's hour: agent, since_minutes 60; who touched a file: file; failed commands: kind command, failed true; one machine of a team: machine.
+         * @description What agents did per their hooks, newest first; filter by agent, since_minutes, file (who touched it), kind, failed and machine.
          */
         get: operations["agentActivity"];
         put?: never;
@@ -156,7 +156,7 @@ export interface paths {
         put?: never;
         /**
          * Hand a task to another agent
-         * @description Hands your task in progress to another live agent in one step: the claim moves, the Work Log records it, and your note reaches the new holder. Only the claimant (or a person on the page) hands a task off.
+         * @description Hands your claimed task to another live agent in one step: the claim moves, the Work Log records it, your note reaches them.
          */
         post: operations["boardTaskHandoff"];
         delete?: never;
@@ -214,7 +214,7 @@ export interface paths {
         };
         /**
          * Search tasks
-         * @description Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets. Archived tasks only with include_archive: true; when only they match, archived_matches says how many.
+         * @description Full-text search over task titles and bodies (every word; the last may be a prefix), best first, with snippets. The archive with include_archive: true.
          */
         get: operations["boardSearch"];
         put?: never;
@@ -946,7 +946,7 @@ export interface paths {
         };
         /**
          * Query the hub log
-         * @description Warnings and errors the hub logged, newest first, each with the error's type and message. Give the error id an error envelope quoted to find that failure; its stack stays in $COS_STATE_DIR/.mcp.log, as do absolute paths and SQL, which answers never carry.
+         * @description Warnings and errors the hub logged, newest first, with the error's type and message; an error envelope's error id finds its failure (stacks stay in .mcp.log).
          */
         get: operations["logQuery"];
         put?: never;
@@ -2663,9 +2663,9 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": {
-                    /** @description the agent session taking the task over (cos_presence_now lists who is here) */
+                    /** @description the agent session taking it over */
                     to: string;
-                    /** @description where the work stands and what is next, for the new holder */
+                    /** @description where the work stands */
                     note: string;
                     agent_session?: string;
                 };
@@ -2719,6 +2719,8 @@ export interface operations {
                             /** @description the claimant it was taken from */
                             from: string | null;
                             to: string;
+                            /** @description file reservations tied to the task, now the new holder’s */
+                            reservations_moved: number;
                         };
                         meta: components["schemas"]["Meta"];
                     };
