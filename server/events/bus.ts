@@ -12,6 +12,8 @@ export const HUB_EVENT_TYPES = [
   'agent-event',
   'agent-conflict',
   'memory-updated',
+  'message-created',
+  'message-acked',
 ] as const;
 export type HubEventType = (typeof HUB_EVENT_TYPES)[number];
 
