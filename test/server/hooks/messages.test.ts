@@ -1,7 +1,6 @@
 // Messages between agents and people, delivered into the recipient's context by the hook events that can
-// carry it, through real hook payloads as each client sends them (the configs `cos connect` writes: Claude
-// Code's http hooks and SessionStart command hook, Codex's and Gemini CLI's command hooks through the
-// installed hook script): a message enters a context once and stays in the inbox until acked; urgent
+// carry it, through real hook payloads as each client sends them (Claude Code's http hooks through the
+// config `cos connect` writes; command hooks' payloads as the hook script posts them): a message enters a context once and stays in the inbox until acked; urgent
 // ones also ride PreToolUse; at most about 2 KB a hook ("N more: cos_inbox"); redacted; threaded;
 // addressed to a task's claimant, to all, to a person; unknown recipients and threads, floods and
 // acking another's messages refused with the category that says what to do.
@@ -47,17 +46,37 @@ interface Answer {
   };
 }
 
-/** One hook event of `session`, as `client` sends it through the handler its config names. */
+/**
+ * One hook event of `session` as `client` sends it. Claude Code's http hooks go through the handler its
+ * config names; a command hook's payload (Codex, Gemini CLI, Claude Code's SessionStart) is posted as the
+ * installed hook script posts it, and its answer read as the script prints it (connect.test.ts runs the
+ * script itself: one started on this loaded machine may give up after its 850 ms, failing open).
+ */
 async function hook(
   client: Client,
   session: string,
   name: string,
   overrides: Record<string, unknown> = {},
+  via: 'config' | 'post' = client === 'claude-code' && name !== 'session-start' ? 'config' : 'post',
 ): Promise<Answer | null> {
-  const d = await send(client, t.dir, fixture(client, name, t.dir, { session_id: session, ...overrides }));
-  assert.ok(d.status === undefined || d.status === 200, d.output);
-  return answer(d) as Answer | null;
+  const payload = fixture(client, name, t.dir, { session_id: session, ...overrides });
+  if (via === 'config') {
+    const d = await send(client, t.dir, payload);
+    assert.ok(d.status === undefined || d.status === 200, d.output);
+    return answer(d) as Answer | null;
+  }
+  const res = await fetch(`${t.url}/api/hooks/events?client=${client}`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(payload),
+  });
+  assert.equal(res.status, 200);
+  const body = (await res.json()) as Answer;
+  return Object.keys(body).length === 0 ? null : body;
 }
+
+/** Waits until what the hub recorded is in its store (in a team, the outbox has written it). */
+const recorded = () => t.hub.services.team?.drain();
 
 const context = (a: Answer | null) => a?.hookSpecificOutput?.additionalContext ?? '';
 
@@ -128,6 +147,7 @@ describe('delivered into the context, once', () => {
     for (const name of ['user-prompt-submit', 'post-tool-use-edit', 'pre-tool-use-edit'])
       assert.equal(await hook('claude-code', 'cc-b', name), null, `${name}: delivered once, never again`);
 
+    await recorded();
     let box = await inbox('cc-b');
     const held = box.messages.find((m) => m.id === sent.id);
     assert.ok(held?.delivered_at, 'marked delivered');
@@ -396,6 +416,7 @@ describe('bounded, redacted, threaded', () => {
     assert.equal(missing.status, 404);
     assert.equal(missing.error.category, 'not_found');
     assert.match(missing.error.message, /no thread "m-nope-00000000".*leave it out to start a thread/);
+    await recorded();
     const { threads } = await rest<{
       threads: { thread_id: string; subject: string | null; count: number; messages: Sent[] }[];
     }>('GET', '/api/messages/threads');
