@@ -14,6 +14,7 @@ export const HUB_EVENT_TYPES = [
   'memory-updated',
   'message-created',
   'message-acked',
+  'message-delivered',
 ] as const;
 export type HubEventType = (typeof HUB_EVENT_TYPES)[number];
 

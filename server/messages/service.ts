@@ -8,7 +8,8 @@
 // The store is hub.db's alone, or the team's PostgreSQL (pg-store.ts), chosen once here. Whichever it is,
 // what waits for delivery is also held in memory (pending.ts), so a hook answer reads no database; in a
 // team the other hubs' sends, deliveries and acks reach that view through the feed. An agent reports to
-// one hub, and only that hub answers its hooks, so a message enters one context once.
+// one hub, and only that hub answers its hooks, so a message enters one context once. The stream says
+// message-created, message-delivered and message-acked (in a team, every hub's).
 import type { Logger } from 'pino';
 import { parseTaskId } from '../board/model.ts';
 import type { Config } from '../config.ts';
@@ -211,6 +212,16 @@ export function createMessagesService(deps: MessagesServiceDeps) {
     });
   }
 
+  /** Tells the page that messages entered an agent's context (their recipients now read "delivered"). */
+  function delivered(mark: MarkBody, from: string): void {
+    events.publish('message-delivered', {
+      agent: mark.recipient,
+      ids: mark.ids,
+      at: iso(mark.at),
+      machine: from,
+    });
+  }
+
   // Without a team hub.db is the whole truth: what waits for delivery is read from it at once.
   if (!team)
     for (const r of store.pending(PENDING_LIMIT) as (InboxRow & { recipient: string })[])
@@ -240,7 +251,9 @@ export function createMessagesService(deps: MessagesServiceDeps) {
         }),
         team.feed.on(MESSAGE_DELIVERED, (entry: TeamEntry) => {
           const mark = markOf(entry.body);
-          if (mark) pending.settle(mark.recipient, mark.ids);
+          if (!mark) return;
+          pending.settle(mark.recipient, mark.ids);
+          delivered(mark, entry.machine);
         }),
       ]
     : [];
@@ -522,14 +535,15 @@ export function createMessagesService(deps: MessagesServiceDeps) {
       if (context === null) return answer;
       const out = withContext(ev, answer, context.text);
       if (out === null) return answer;
-      const ids = context.included.map((m) => m.id);
-      pending.settle(ev.session, ids);
+      const mark: MarkBody = { recipient: ev.session, ids: context.included.map((m) => m.id), at: now() };
+      pending.settle(mark.recipient, mark.ids);
       try {
-        store.markDelivered(ev.session, ids, now());
+        store.markDelivered(mark.recipient, mark.ids, mark.at);
       } catch (err) {
         // In memory they are delivered; only a restart before the next write could bring them again.
         logger.warn({ scope: 'messages', err }, 'recording a delivery of messages failed');
       }
+      delivered(mark, machine);
       return out;
     },
 

@@ -6,7 +6,7 @@ export const messageAckTool = defineTool({
   name: 'cos_message_ack',
   title: 'Ack messages',
   description:
-    'Marks messages of your inbox as handled (read). Only the recipient acks a message: an id not in your inbox is not_found, and then nothing is acked. Acking twice changes nothing.',
+    'Marks messages of your inbox handled. An id not in your inbox is not_found, and then nothing is acked.',
   module: 'observability',
   layer: 'routing',
   input: Type.Object(

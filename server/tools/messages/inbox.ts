@@ -7,7 +7,7 @@ export const inboxTool = defineTool({
   name: 'cos_inbox',
   title: 'Your messages',
   description:
-    'Your messages, newest first, each with when it entered your context and when you acked it; unread_only: not acked yet. Ack handled ones with cos_message_ack.',
+    'Your messages, newest first; unread_only: not acked yet. Ack handled ones with cos_message_ack.',
   module: 'observability',
   layer: 'routing',
   input: Type.Object(

@@ -10,14 +10,13 @@ const Time = Type.String({ format: 'date-time' });
 export const AgentSessionSchema = Type.String({
   minLength: 1,
   maxLength: 200,
-  description:
-    'your agent_session (SessionStart names it); "human" is the people on the hub page (REST only)',
+  description: 'yours, as SessionStart named it',
 });
 export const MessageIdSchema = Type.String({ minLength: 1, maxLength: 64 });
 export const BodySchema = Type.String({
   minLength: 1,
   maxLength: MAX_BODY_BYTES,
-  description: `at most ${MAX_BODY_BYTES} bytes (8 KB); tokens, keys and passwords are redacted`,
+  description: `at most ${MAX_BODY_BYTES} bytes; secrets are redacted`,
 });
 export const SubjectSchema = Type.String({ maxLength: MAX_SUBJECT_CHARS });
 

@@ -13,7 +13,7 @@ export const messageSendTool = defineTool({
   name: 'cos_message_send',
   title: 'Send a message',
   description:
-    'Sends a message to an agent session, to the claimant of a task (to: "task:TASK-7"), to every live agent ("all") or to the people on the hub page ("human"); it enters the recipient\'s context with its next hook event. Reply in a thread with thread_id.',
+    'Sends a message to an agent session, a task\'s claimant ("task:TASK-7"), every live agent ("all") or the people ("human"); it enters the recipient\'s context with its next hook event. thread_id replies in a thread.',
   module: 'observability',
   layer: 'routing',
   input: Type.Object(
@@ -22,14 +22,12 @@ export const messageSendTool = defineTool({
       to: Type.String({
         minLength: 1,
         maxLength: 210,
-        description: 'an agent session, "task:TASK-7" (its claimant now), "all" or "human"',
+        description: 'a session, "task:TASK-7", "all" or "human"',
       }),
       subject: Type.Optional(SubjectSchema),
       body: BodySchema,
       thread_id: Type.Optional(MessageIdSchema),
-      urgent: Type.Optional(
-        Type.Boolean({ description: 'also delivered before the recipient’s next tool runs (PreToolUse)' }),
-      ),
+      urgent: Type.Optional(Type.Boolean({ description: 'also before its next tool runs' })),
     },
     { additionalProperties: false },
   ),

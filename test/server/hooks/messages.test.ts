@@ -29,7 +29,7 @@ before(async () => {
   for (const client of ['claude-code', 'codex', 'gemini'] as const)
     applyConnect(planConnect(client, ctx, 'add'), ctx, hookScriptSource());
   t.hub.events.subscribe((e) => {
-    if (e.type === 'message-created' || e.type === 'message-acked') busEvents.push(e);
+    if (e.type.startsWith('message-')) busEvents.push(e);
   });
 });
 after(() => t.close());
@@ -165,11 +165,11 @@ describe('delivered into the context, once', () => {
     assert.ok(
       busEvents.some((e) => e.type === 'message-created' && (e.data as { id: string }).id === sent.id),
     );
-    assert.ok(
-      busEvents.some(
-        (e) => e.type === 'message-acked' && (e.data as { ids: string[] }).ids.includes(sent.id),
-      ),
-    );
+    for (const type of ['message-delivered', 'message-acked'])
+      assert.ok(
+        busEvents.some((e) => e.type === type && (e.data as { ids: string[] }).ids.includes(sent.id)),
+        type,
+      );
   });
 
   test('PostToolUse and SessionStart carry messages too; SessionStart keeps its session context', async () => {

@@ -26,6 +26,9 @@ const EVENT_TYPES = [
   'module-changed',
   'log-warning',
   'memory-updated',
+  'message-created',
+  'message-acked',
+  'message-delivered',
 ] as const satisfies readonly HubEventType[];
 
 type Listener = (event: StreamEvent) => void;

@@ -26,6 +26,7 @@ import {
   timeline,
   WINDOWS,
 } from './api.ts';
+import { MessagesCard } from './messages-panel.tsx';
 
 /**
  * Reload on an event, at most once per `ms`. The page's own reads are not recorded (api.ts), so they
@@ -295,6 +296,7 @@ export default function ActivityPage() {
           <AgentsCard selected={selected} onSelect={select} machine={machine} onMachine={setMachine} />
           <AgentDetail agentId={selected} machine={machine} />
           <ConflictsCard machine={machine} />
+          <MessagesCard />
           <Problems />
           <LiveCalls />
           <Charts />
