@@ -13,6 +13,7 @@ import type { PassQueue } from './graph/pass-queue.ts';
 import { createGraphService } from './graph/service.ts';
 import type { HubServices } from './hub-services.ts';
 import { createMemoryService } from './memory/service.ts';
+import { createMessagesService } from './messages/service.ts';
 import type { ModuleState } from './modules.ts';
 import { createSuperviseService } from './supervise/service.ts';
 import type { Team } from './team/team.ts';
@@ -76,6 +77,9 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
     linkedCommits: async (key) => (await git.taskCommits(key, taskKeys(db).resolve)).commits.length,
   });
   const services = { board, memory, docs, supervise, git } as HubServices;
+  // Messages between agents and people; the agents' hook answers carry them (services.agents is read
+  // when a message is sent, so it may be set after this).
+  services.messages = createMessagesService({ ...deps, services });
   const lifecycle: ServiceLifecycle[] = [
     {
       name: 'board',
@@ -90,6 +94,7 @@ export function createServices(deps: ServiceDeps): { services: HubServices; life
       close: () => board.close(),
     },
     { name: 'docs', start: () => docs.start(), close: () => docs.close() },
+    { name: 'messages', start: () => services.messages.start(), close: () => services.messages.close() },
   ];
   // The graph indexes in a worker thread: start() only spawns it, so the hub answers at once and the
   // graph tools report what is indexed so far. An in-memory database (tests) has no file to share.

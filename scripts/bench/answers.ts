@@ -163,7 +163,16 @@ try {
     if (!env.ok) throw new Error(`${seed.tool}: ${JSON.stringify(env.error)}`);
     if (env.data.observation) observations.push(env.data.observation.id);
   }
-  const ids = { task: FIRST_TASK, observation: observations[0]!, doomed: observations[1]!, agent: all };
+  // A message to this session, for cos_message_ack to take.
+  const sent = await callTool(all, 'cos_message_send', { to: all, body: 'Ack this one.' });
+  if (!sent.env.ok) throw new Error(`cos_message_send: ${JSON.stringify(sent.env.error)}`);
+  const ids = {
+    task: FIRST_TASK,
+    observation: observations[0]!,
+    doomed: observations[1]!,
+    agent: all,
+    message: sent.env.data.id as string,
+  };
 
   // 1. tools/list.
   const listAll = await rpc(all, 'tools/list', {});

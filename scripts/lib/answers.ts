@@ -135,6 +135,8 @@ export interface CorpusIds {
   doomed: number;
   /** A live agent to hand the task to (the caller's own MCP session), for cos_task_handoff. */
   agent: string;
+  /** A message to that agent, for cos_message_ack. */
+  message: string;
 }
 
 /**
@@ -175,6 +177,9 @@ export function defaultCalls(plan: CorpusPlan, ids: CorpusIds): Call[] {
       args: { agent_session: 'answers-agent', paths: ['docs/guide.md'], reason: 'measuring the answers' },
     },
     { tool: 'cos_files_reservations', args: {} },
+    { tool: 'cos_message_send', args: { to: ids.agent, body: 'The answers are measured.' } },
+    { tool: 'cos_inbox', args: {} },
+    { tool: 'cos_message_ack', args: { ids: [ids.message] } },
     { tool: 'cos_files_release', args: { agent_session: 'answers-agent', paths: ['docs/guide.md'] } },
     { tool: 'cos_search', args: { query: plan.words.memory } },
     { tool: 'cos_timeline', args: {} },

@@ -461,7 +461,9 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       }
       if (!wasLive || ev.kind === 'session_end' || registry.noteLifecycle(agent))
         events.publish('presence-updated', { counts: counts() });
-      return answerFor(ev, conflict);
+      // The agent's waiting messages ride on this answer when it can carry them (server/messages/).
+      const answer = answerFor(ev, conflict);
+      return (services as Partial<HubServices>).messages?.intoAnswer(ev, answer) ?? answer;
     },
     agents(opts = {}) {
       return listAgents(presenceDeps, { includeEnded: opts.includeEnded ?? false });

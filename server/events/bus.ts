@@ -13,6 +13,9 @@ export const HUB_EVENT_TYPES = [
   'agent-conflict',
   'memory-updated',
   'reservation-updated',
+  'message-created',
+  'message-acked',
+  'message-delivered',
 ] as const;
 export type HubEventType = (typeof HUB_EVENT_TYPES)[number];
 

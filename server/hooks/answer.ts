@@ -46,3 +46,30 @@ function conflictAnswer(
   }
   return { systemMessage: message, hookSpecificOutput: { hookEventName: event, additionalContext: message } };
 }
+
+/**
+ * `answer` with `context` for the model added in the client's own format, or null when this answer
+ * cannot carry it to the model: Gemini CLI's BeforeTool reads only a refusal's reason (a systemMessage
+ * reaches the user alone). A refusal carries it in its reason (Claude Code and Codex:
+ * permissionDecisionReason; Gemini CLI: reason), which the model reads; any other answer in
+ * hookSpecificOutput.additionalContext (every client: SessionStart, UserPromptSubmit/BeforeAgent,
+ * PostToolUse/AfterTool, and Claude Code's and Codex's PreToolUse), after what it already says.
+ */
+export function withContext(ev: NormalizedEvent, answer: HookAnswer, context: string): HookAnswer | null {
+  const join = (before: unknown) =>
+    typeof before === 'string' && before !== '' ? `${before}\n\n${context}` : context;
+  if (ev.client === 'gemini') {
+    if (answer.decision === 'deny') return { ...answer, reason: join(answer.reason) };
+    if (ev.phase === 'pre') return null;
+  }
+  const out = (answer.hookSpecificOutput ?? {}) as Record<string, unknown>;
+  if (out.permissionDecision === 'deny')
+    return {
+      ...answer,
+      hookSpecificOutput: { ...out, permissionDecisionReason: join(out.permissionDecisionReason) },
+    };
+  return {
+    ...answer,
+    hookSpecificOutput: { ...out, hookEventName: ev.event, additionalContext: join(out.additionalContext) },
+  };
+}

@@ -8,6 +8,7 @@ import { fileTools } from './files/index.ts';
 import { graphTools } from './graph/index.ts';
 import { kernelTools } from './kernel/index.ts';
 import { memoryTools } from './memory/index.ts';
+import { messageTools } from './messages/index.ts';
 import { observabilityTools } from './observability/index.ts';
 import { searchAllTool } from './search/search-all.ts';
 import { superviseTools } from './supervise/index.ts';
@@ -16,6 +17,7 @@ export const catalog: readonly AnyTool[] = [
   ...kernelTools,
   ...observabilityTools,
   ...agentTools,
+  ...messageTools,
   ...boardTools,
   ...fileTools,
   ...memoryTools,

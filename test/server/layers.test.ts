@@ -20,6 +20,7 @@ const below = [
   'server/graph',
   'server/hooks',
   'server/memory',
+  'server/messages',
   'server/observability',
   'server/search',
   'server/supervise',

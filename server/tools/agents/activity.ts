@@ -41,7 +41,7 @@ export const agentActivityTool = defineTool({
   name: 'cos_agent_activity',
   title: 'What agents did',
   description:
-    "What agents did per their hooks, newest first; filter by agent, since_minutes, file (who touched it), kind, failed and machine.",
+    'What agents did per their hooks, newest first; filter by agent, since_minutes, file (who touched it), kind, failed and machine.',
   module: 'observability',
   layer: 'metrics',
   input: Type.Object(

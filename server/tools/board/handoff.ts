@@ -33,7 +33,9 @@ export const taskHandoffTool = defineTool({
       description: 'the claimant it was taken from',
     }),
     to: Type.String(),
-    reservations_moved: Type.Integer({ description: 'file reservations tied to the task, now the new holder’s' }),
+    reservations_moved: Type.Integer({
+      description: 'file reservations tied to the task, now the new holder’s',
+    }),
   }),
   annotations: { readOnlyHint: false, destructiveHint: false, idempotentHint: false, openWorldHint: false },
   http: { method: 'POST', path: '/api/board/tasks/:id/handoff', operationId: 'boardTaskHandoff' },
@@ -59,7 +61,23 @@ export const taskHandoffTool = defineTool({
     );
     // The task's file reservations go with it (their holder was the claimant).
     const moved =
-      previous === null ? [] : ((await ctx.services.reservations?.handOver(task.id, previous, input.to)) ?? []);
-    return { task, from: previous, to: input.to, reservations_moved: moved.length };
+      previous === null
+        ? []
+        : ((await ctx.services.reservations?.handOver(task.id, previous, input.to)) ?? []);
+    // The note reaches the new holder as a message (in its context at its next hook). The handoff is made
+    // by now: a message the hub cannot send (the sender's rate) leaves the note in the Work Log alone.
+    let message_id: string | null = null;
+    try {
+      const sent = await ctx.services.messages?.send({
+        from: from ?? 'human',
+        to: input.to,
+        subject: `${task.id} handed off to you`,
+        body: `You now hold ${task.id} "${task.title}" (handed off by ${from ?? 'a person'}). ${input.note.trim()}`,
+      });
+      message_id = sent?.id ?? null;
+    } catch (err) {
+      ctx.logger.warn({ err, task: task.id }, 'the handoff note could not be sent as a message');
+    }
+    return { task, from: previous, to: input.to, reservations_moved: moved.length, message_id };
   },
 });

@@ -20,6 +20,8 @@ interface Env {
     task: { id: string; agent_session: string | null; path: string };
     from: string | null;
     to: string;
+    reservations_moved: number;
+    message_id: string | null;
   };
   error?: { category: string; message: string };
 }
@@ -83,6 +85,26 @@ test('the claimant hands its task to another live agent: one step, the file, Wor
   assert.equal(env.data?.to, 'ben');
   assert.equal(env.data?.task.agent_session, 'ben');
   assert.equal(env.data?.reservations_moved, 1, 'the task’s reservation went with it');
+  // The note reaches ben's context with its next hook that carries one, once, and waits in its inbox.
+  assert.ok(env.data?.message_id);
+  const prompt = async () =>
+    (await (
+      await fetch(`${t.url}/api/hooks/events?client=claude-code`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(fixture('claude-code', 'user-prompt-submit', t.dir, { session_id: 'ben' })),
+      })
+    ).json()) as { hookSpecificOutput?: { additionalContext?: string } };
+  const context = (await prompt()).hookSpecificOutput?.additionalContext ?? '';
+  assert.match(context, new RegExp(`You now hold ${task}`));
+  assert.match(context, /tests in test\/parse still fail on CRLF/);
+  assert.doesNotMatch((await prompt()).hookSpecificOutput?.additionalContext ?? '', /You now hold/);
+  const inbox = (await mcp.callTool({ name: 'cos_inbox', arguments: { agent_session: 'ben' } }))
+    .structuredContent as { data: { messages: { id: string; from: string }[] } };
+  assert.deepEqual(
+    inbox.data.messages.map((m) => [m.id, m.from]),
+    [[env.data?.message_id, 'ana']],
+  );
   const held = await t.app.inject({ method: 'GET', url: '/api/files/reservations', headers: host });
   assert.deepEqual(
     (held.json().data.entries as { holder: string; paths: string[]; task_id: string }[]).map((r) => [

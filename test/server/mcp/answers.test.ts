@@ -113,11 +113,16 @@ before(async () => {
     assert.equal(env.ok, true, `${seed.tool}: ${JSON.stringify(env)}`);
     if (env.data.observation) recorded.push(env.data.observation.id);
   }
+  const agent = (client.transport as unknown as { sessionId: string }).sessionId;
+  // A message to this session, for cos_message_ack to take.
+  const sent = await call({ tool: 'cos_message_send', args: { to: agent, body: 'Ack this one.' } });
+  assert.equal(sent.env.ok, true, JSON.stringify(sent.env));
   const ids = {
     task: FIRST_TASK,
     observation: recorded[0]!,
     doomed: recorded[1]!,
-    agent: (client.transport as unknown as { sessionId: string }).sessionId,
+    agent,
+    message: sent.env.data.id as string,
   };
   const planned = defaultCalls(plan, ids);
   const named = new Set(planned.map((c) => c.tool));

@@ -1,7 +1,7 @@
 // The agents' and hooks' tests again, every hub in a team on a real PostgreSQL (test/support/hub.ts reads
-// COS_TEST_HUB_STORE): hook ingest, presence, edit conflicts, reclaim, the connect plans and file
-// reservations, with each event, agent and tool call also going to the team and each reservation granted
-// in PostgreSQL. Files without a hub (fixtures, redaction) run once.
+// COS_TEST_HUB_STORE): hook ingest, presence, edit conflicts, reclaim, the connect plans, file
+// reservations and messages, with each event, agent, tool call and message also going to the team and
+// each reservation granted in PostgreSQL. Files without a hub (fixtures, redaction) run once.
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 
@@ -13,6 +13,7 @@ await import('../hooks/conflicts.test.ts');
 await import('../hooks/reclaim.test.ts');
 await import('../hooks/connect.test.ts');
 await import('../hooks/reservations.test.ts');
+await import('../hooks/messages.test.ts');
 
 // That the hubs above were in a team: an event this file's kind of hub ingests is in PostgreSQL.
 const { startTestHub } = await import('../../support/hub.ts');

@@ -917,6 +917,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/messages": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Send a message
+         * @description Sends a message to an agent session, a task's claimant ("task:TASK-7"), every live agent ("all") or the people ("human"); it enters the recipient's context with its next hook event. thread_id replies in a thread.
+         */
+        post: operations["messagesSend"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/inbox": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Your messages
+         * @description Your messages, newest first; unread_only: not acked yet. Ack handled ones with cos_message_ack.
+         */
+        get: operations["messagesInbox"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/ack": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Ack messages
+         * @description Marks messages of your inbox handled. An id not in your inbox is not_found, and then nothing is acked.
+         */
+        post: operations["messagesAck"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/messages/threads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Message threads
+         * @description Every thread of messages by its latest message, newest first, with its latest messages and who each reached (delivered into a context, acked).
+         */
+        get: operations["messagesThreads"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/observability/metrics": {
         parameters: {
             query?: never;
@@ -1561,6 +1641,56 @@ export interface components {
             enabled: boolean;
             description: string;
         };
+        SentMessage: {
+            id: string;
+            /** @description the thread: its first message’s id (its own for a new thread) */
+            thread_id: string;
+            /** @description the sender: an agent session, or "human" */
+            from: string;
+            /** @description the machine whose hub took it */
+            from_machine: string;
+            /** @description as the sender addressed it: a session, task:TASK-7, all or human */
+            to: string;
+            subject: string | null;
+            body: string;
+            urgent: boolean;
+            /** Format: date-time */
+            created_at: string;
+            /** @description who it went to (to "all": every live agent but the sender when it was sent) */
+            recipients: {
+                /** @description an agent session, or "human" */
+                agent: string;
+                delivered_at: string | null;
+                acked_at: string | null;
+            }[];
+        };
+        InboxMessage: {
+            id: string;
+            /** @description the thread: its first message’s id (its own for a new thread) */
+            thread_id: string;
+            /** @description the sender: an agent session, or "human" */
+            from: string;
+            /** @description the machine whose hub took it */
+            from_machine: string;
+            /** @description as the sender addressed it: a session, task:TASK-7, all or human */
+            to: string;
+            subject: string | null;
+            body: string;
+            urgent: boolean;
+            /** Format: date-time */
+            created_at: string;
+            delivered_at: string | null;
+            acked_at: string | null;
+        };
+        MessageThread: {
+            thread_id: string;
+            subject: string | null;
+            /** Format: date-time */
+            last_at: string;
+            count: number;
+            /** @description its latest messages (50 at most), oldest first */
+            messages: components["schemas"]["SentMessage"][];
+        };
         Agent: {
             /** @description hook session id, or MCP session id when seen only over MCP */
             id: string;
@@ -1613,7 +1743,7 @@ export interface components {
         };
         HubEvent: {
             id: number;
-            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict" | "memory-updated" | "reservation-updated";
+            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict" | "memory-updated" | "reservation-updated" | "message-created" | "message-acked" | "message-delivered";
             /** @description ms since the epoch */
             at: number;
             data: unknown;
@@ -7413,6 +7543,365 @@ export interface operations {
                                 /** @description The machine whose hub forgot it; present with a team */
                                 machine?: string;
                             }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    messagesSend: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description yours, as SessionStart named it */
+                    agent_session?: string;
+                    /** @description a session, "task:TASK-7", "all" or "human" */
+                    to: string;
+                    subject?: string;
+                    /** @description at most 8192 bytes; secrets are redacted */
+                    body: string;
+                    thread_id?: string;
+                    /** @description also before its next tool runs */
+                    urgent?: boolean;
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["SentMessage"];
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    messagesInbox: {
+        parameters: {
+            query?: {
+                /** @description yours, as SessionStart named it */
+                agent_session?: string;
+                unread_only?: boolean;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            /** @description whose inbox this is */
+                            agent: string;
+                            messages: components["schemas"]["InboxMessage"][];
+                            /** @description messages not acked yet */
+                            unread: number;
+                            next_cursor: string | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    messagesAck: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    /** @description yours, as SessionStart named it */
+                    agent_session?: string;
+                    ids: string[];
+                };
+            };
+        };
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            agent: string;
+                            acked: {
+                                id: string;
+                                /** Format: date-time */
+                                acked_at: string;
+                            }[];
+                            /** @description messages still not acked */
+                            unread: number;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    messagesThreads: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            threads: components["schemas"]["MessageThread"][];
+                            next_cursor: string | null;
                         };
                         meta: components["schemas"]["Meta"];
                     };

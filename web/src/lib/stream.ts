@@ -27,6 +27,9 @@ const EVENT_TYPES = [
   'log-warning',
   'memory-updated',
   'reservation-updated',
+  'message-created',
+  'message-acked',
+  'message-delivered',
 ] as const satisfies readonly HubEventType[];
 
 type Listener = (event: StreamEvent) => void;

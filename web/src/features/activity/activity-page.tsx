@@ -26,6 +26,7 @@ import {
   timeline,
   WINDOWS,
 } from './api.ts';
+import { MessagesCard } from './messages-panel.tsx';
 import { ReservationsCard } from './reservations-panel.tsx';
 
 /**
@@ -296,6 +297,7 @@ export default function ActivityPage() {
           <AgentsCard selected={selected} onSelect={select} machine={machine} onMachine={setMachine} />
           <AgentDetail agentId={selected} machine={machine} />
           <ConflictsCard machine={machine} />
+          <MessagesCard />
           <Problems />
           <ReservationsCard machine={machine} />
           <LiveCalls />
