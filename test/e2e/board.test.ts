@@ -148,7 +148,7 @@ describe('Board', () => {
 
       await drawer.getByLabel('Add to the work log').fill('Checked with the graph owner.');
       await drawer.getByRole('button', { name: 'Append' }).click();
-      await drawer.getByText('Checked with the graph owner.').first().waitFor();
+      await drawer.locator('.drawer-section').getByText('Checked with the graph owner.').first().waitFor();
       assert.match(await taskFile('TASK-4'), /Checked with the graph owner\./);
       assert.deepEqual(errors, []);
     } finally {

@@ -218,6 +218,32 @@ const cases: Case[] = [
     own: (w) => ({ id: 'TASK-1', text: `${w} progress` }),
     foreign: [{ id: 'TASK-3', text: 'hijacked' }],
   },
+  {
+    tool: 'cos_task_handoff',
+    own: (w) => ({ id: 'TASK-1', to: `${w}-nobody`, note: `${w} handoff` }),
+    foreign: [{ id: 'TASK-3', to: 'beta-nobody', note: 'hijacked' }],
+    ownOk: false,
+  },
+  // Reservations: each project's own (held while the listing and the foreign release are asked of beta).
+  {
+    tool: 'cos_files_reserve',
+    own: (w) => ({ agent_session: `${w}-agent`, paths: [`src/${w}.ts`], reason: `${w} work` }),
+    foreign: [
+      { agent_session: 'beta-agent', paths: [join(repos.alpha.repo, 'src/alpha.ts')], reason: 'x' },
+      { agent_session: 'beta-agent', paths: ['../alpha/src/alpha.ts'], reason: 'x' },
+    ],
+  },
+  {
+    tool: 'cos_files_reservations',
+    own: (w) => ({ path: `src/${w}.ts` }),
+    foreign: [{ path: 'src/alpha.ts' }, { agent: 'alpha-agent' }, {}],
+  },
+  {
+    tool: 'cos_files_release',
+    own: (w) => ({ agent_session: `${w}-agent`, paths: [`src/${w}.ts`] }),
+    foreign: [{ agent_session: 'alpha-agent', paths: ['src/alpha.ts'] }],
+    ownOk: false,
+  },
   { tool: 'cos_details', own: () => ({ id: 1 }), foreign: [{ id: 3 }, { id: 2 }] },
   {
     tool: 'cos_observation_update',
