@@ -387,7 +387,13 @@ export function createMessagesService(deps: MessagesServiceDeps) {
       const to = input.to.trim();
       if (to === '')
         throw new ToolError('validation', 'to must name an agent session, task:TASK-7, "all" or "human"');
-      const from = canonical(input.from.trim());
+      const sender = input.from.trim();
+      if (sender === '' || sender.toLowerCase() === ALL || /^task:/i.test(sender))
+        throw new ToolError(
+          'validation',
+          'a message comes from one agent session (SessionStart names it) or from "human", never from "all" or a task',
+        );
+      const from = canonical(sender);
       const recipients = recipientsOf(
         to.toLowerCase() === ALL || to.toLowerCase() === HUMAN ? to.toLowerCase() : to,
         from,

@@ -470,6 +470,7 @@ describe('whom a message goes to', () => {
       [{ to: 'nobody-here' }, 404, 'not_found', /no agent "nobody-here" is known.*cos_presence_query/],
       [{ to: 'cc-b', body: '€'.repeat(3000) }, 400, 'validation', /9000 bytes.*at most 8192/],
       [{ to: 'cc-b', body: '   ' }, 400, 'validation', /must not be blank/],
+      [{ to: 'cc-b', agent_session: 'all' }, 400, 'validation', /never from "all" or a task/],
     ];
     for (const [payload, status, category, message] of cases) {
       const r = await refused('POST', '/api/messages', { agent_session: 'cc-a', body: 'x', ...payload });
