@@ -26,6 +26,8 @@ const EVENT_TYPES = [
   'module-changed',
   'log-warning',
   'memory-updated',
+  'agent-event',
+  'agent-conflict',
   'reservation-updated',
   'message-created',
   'message-acked',
