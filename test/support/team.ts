@@ -2,6 +2,7 @@
 // task files, committed and pushed), a database of the test's own in a real PostgreSQL cluster, and one
 // real hub per clone, each with its own pool (as separate machines have), its own COS_MACHINE and its
 // own SQLite. In-process hubs by default; `startTeamHubProcess` runs `cos serve` for tests that kill it.
+import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -202,4 +203,24 @@ export async function eventually<T>(
     if (Date.now() > until) throw new Error(`${what} did not hold within ${ms} ms`);
     await new Promise((r) => setTimeout(r, 25));
   }
+}
+
+/**
+ * A REST call on a team hub through its app (with the Host it listens on): asserts a 200 and answers the
+ * envelope's data.
+ */
+export async function restData<T>(
+  h: TeamHub,
+  method: 'GET' | 'POST' | 'PATCH',
+  url: string,
+  payload?: object,
+): Promise<T> {
+  const res = await h.app.inject({
+    method,
+    url,
+    headers: { host: new URL(h.url).host },
+    ...(payload ? { payload } : {}),
+  });
+  assert.equal(res.statusCode, 200, res.body);
+  return (res.json() as { data: T }).data;
 }

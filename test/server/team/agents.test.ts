@@ -17,6 +17,7 @@ import { openSse } from '../../support/sse.ts';
 import {
   eventually,
   git,
+  restData,
   startTeamHub,
   type TeamHub,
   type TeamRepos,
@@ -50,16 +51,7 @@ interface HookAnswer {
   hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string };
 }
 
-async function call<T>(h: TeamHub, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) {
-  const res = await h.app.inject({
-    method,
-    url,
-    headers: { host: new URL(h.url).host },
-    ...(payload ? { payload } : {}),
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  return (res.json() as { data: T }).data;
-}
+const call = restData;
 
 /** Posts one recorded Claude Code hook payload for `session` to hub `h`, as the client does. */
 async function hook(

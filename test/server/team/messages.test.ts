@@ -8,7 +8,14 @@ import { after, before, describe, test } from 'node:test';
 import { fixture } from '../../support/hooks.ts';
 import { type TestDatabase, teamDatabaseUrl } from '../../support/postgres.ts';
 import { openSse } from '../../support/sse.ts';
-import { eventually, startTeamHub, type TeamHub, type TeamRepos, teamRepos } from '../../support/team.ts';
+import {
+  eventually,
+  restData,
+  startTeamHub,
+  type TeamHub,
+  type TeamRepos,
+  teamRepos,
+} from '../../support/team.ts';
 
 interface Answer {
   hookSpecificOutput?: { hookEventName?: string; additionalContext?: string };
@@ -23,16 +30,7 @@ interface Inbox {
   unread: number;
 }
 
-async function rest<T>(h: TeamHub, method: 'GET' | 'POST', url: string, payload?: object): Promise<T> {
-  const res = await h.app.inject({
-    method,
-    url,
-    headers: { host: new URL(h.url).host },
-    ...(payload ? { payload } : {}),
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  return (res.json() as { data: T }).data;
-}
+const rest = restData;
 
 async function hook(h: TeamHub, session: string, name: string): Promise<string> {
   const res = await fetch(`${h.url}/api/hooks/events?client=claude-code`, {

@@ -11,7 +11,15 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { fixture } from '../../support/hooks.ts';
 import { connectClient } from '../../support/hub.ts';
 import { openSse } from '../../support/sse.ts';
-import { eventually, git, startTeam, startTeamHub, type Team, type TeamHub } from '../../support/team.ts';
+import {
+  eventually,
+  git,
+  restData,
+  startTeam,
+  startTeamHub,
+  type Team,
+  type TeamHub,
+} from '../../support/team.ts';
 
 interface Reservation {
   id: string;
@@ -31,16 +39,7 @@ interface HookAnswer {
   hookSpecificOutput?: { permissionDecision?: string; permissionDecisionReason?: string };
 }
 
-async function call<T>(h: TeamHub, method: 'GET' | 'POST' | 'PATCH', url: string, payload?: object) {
-  const res = await h.app.inject({
-    method,
-    url,
-    headers: { host: new URL(h.url).host },
-    ...(payload ? { payload } : {}),
-  });
-  assert.equal(res.statusCode, 200, res.body);
-  return (res.json() as { data: T }).data;
-}
+const call = restData;
 
 async function hook(h: TeamHub, session: string, name: string, file?: string): Promise<HookAnswer> {
   const repo = h.config.repo;

@@ -3,6 +3,7 @@
 import { type FormEvent, useState } from 'react';
 import type { ApiError } from '../../lib/api.ts';
 import { useQuery } from '../../lib/use-query.ts';
+import { agentLabel } from '../activity/agents-panels.tsx';
 import { presenceAgents } from '../activity/api.ts';
 import { handoffTask, type Task } from './api.ts';
 
@@ -11,8 +12,6 @@ interface Props {
   onDone: (task: Task) => void;
   onFailure: (error: ApiError) => void;
 }
-
-const shortId = (id: string) => (id.length > 12 ? id.slice(0, 8) : id);
 
 export function HandoffForm({ task, onDone, onFailure }: Props) {
   const agents = useQuery(`handoff-agents:${task.id}:${task.version}`, presenceAgents);
@@ -51,7 +50,7 @@ export function HandoffForm({ task, onDone, onFailure }: Props) {
                 const session = a.agent_session ?? a.id;
                 return (
                   <option key={a.id} value={session}>
-                    {a.client ?? 'agent'} {shortId(a.id)}
+                    {agentLabel(a)}
                     {a.machine ? ` on ${a.machine}` : ''}
                     {a.claimed_task ? ` (holds ${a.claimed_task.id})` : ''}
                   </option>
