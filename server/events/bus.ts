@@ -16,6 +16,7 @@ export const HUB_EVENT_TYPES = [
   'message-created',
   'message-acked',
   'message-delivered',
+  'usage-recorded',
 ] as const;
 export type HubEventType = (typeof HUB_EVENT_TYPES)[number];
 

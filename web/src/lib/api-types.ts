@@ -1743,7 +1743,7 @@ export interface components {
         };
         HubEvent: {
             id: number;
-            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict" | "memory-updated" | "reservation-updated" | "message-created" | "message-acked" | "message-delivered";
+            type: "task-updated" | "presence-updated" | "tool-called" | "index-progress" | "module-changed" | "log-warning" | "agent-event" | "agent-conflict" | "memory-updated" | "reservation-updated" | "message-created" | "message-acked" | "message-delivered" | "usage-recorded";
             /** @description ms since the epoch */
             at: number;
             data: unknown;

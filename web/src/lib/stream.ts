@@ -32,6 +32,7 @@ const EVENT_TYPES = [
   'message-created',
   'message-acked',
   'message-delivered',
+  'usage-recorded',
 ] as const satisfies readonly HubEventType[];
 
 type Listener = (event: StreamEvent) => void;
