@@ -730,7 +730,7 @@ export async function createSdkTelemetry(settings: TelemetrySettings): Promise<T
       const results = await Promise.race([
         Promise.allSettled([tracerProvider?.shutdown(), meterProvider?.shutdown()]),
         new Promise<undefined>((resolve) => {
-          timer = setTimeout(resolve, SHUTDOWN_MS);
+          timer = setTimeout(() => resolve(undefined), SHUTDOWN_MS);
         }),
       ]);
       clearTimeout(timer);
