@@ -186,13 +186,20 @@ function thirdPartyLicenses(metafile) {
     const m = /^(.*node_modules\/(?:@[^/]+\/)?[^/]+)\//.exec(input);
     if (m) dirs.add(m[1]);
   }
+  // A text several packages share word for word (the OpenTelemetry packages' Apache-2.0, a dozen
+  // times) is written once, under the first of them; the others name it.
+  const firstWith = new Map();
   const sections = [...dirs].sort().map((dir) => {
     const p = JSON.parse(readFileSync(join(ROOT, dir, 'package.json'), 'utf8'));
     const file = readdirSync(join(ROOT, dir)).find((f) => /^(licen[cs]e|copying)/i.test(f));
     const text = file
       ? readFileSync(join(ROOT, dir, file), 'utf8').trim()
       : `(no licence file; package.json says ${p.license ?? 'nothing'})`;
-    return `## ${p.name}@${p.version} (${p.license ?? 'unknown'})\n\n${text}\n`;
+    const title = `${p.name}@${p.version}`;
+    const first = firstWith.get(text);
+    if (first === undefined) firstWith.set(text, title);
+    const body = first === undefined ? text : `The same licence text as ${first}, above.`;
+    return `## ${title} (${p.license ?? 'unknown'})\n\n${body}\n`;
   });
   return `# Third-party licences\n\nThe packages below are bundled into dist/ by scripts/build-server.mjs.\n\n${sections.join('\n')}`;
 }

@@ -52,7 +52,11 @@ const MAX_OPEN_SPANS = 2_000;
 const SESSION_IDLE_MS = 30 * 60_000;
 /** How long shutdown waits for the last export. */
 const SHUTDOWN_MS = 5_000;
-/** A metrics snapshot is read once per collection, whichever instrument asks first. */
+/**
+ * A metrics snapshot is read once per collection, whichever part asks first (the observable instruments
+ * and the latency histogram's producer run together): kept for at most this long, or half the export
+ * interval when that is shorter, so the next collection always reads a new one.
+ */
 const SNAPSHOT_FRESH_MS = 1_000;
 
 type ExportResult = Parameters<Parameters<SpanExporter['export']>[1]>[0];
@@ -176,24 +180,35 @@ class CountingMetricExporter implements PushMetricExporter {
   ) => this.inner.selectAggregationTemporality?.(type) ?? AggregationTemporality.CUMULATIVE;
 }
 
+/**
+ * A CommonJS package's named export, imported dynamically: Node gives it as a named export, the package's
+ * esbuild chunk only as `default` (the module's exports object).
+ */
+function exported<M extends object, K extends keyof M>(mod: M, name: K): M[K] {
+  return (mod[name] ?? (mod as { default?: M }).default?.[name]) as M[K];
+}
+
 async function spanExporter(target: SignalTarget): Promise<SpanExporter> {
   const options = { url: target.url, headers: target.headers, timeoutMillis: target.timeoutMs };
   if (target.protocol === 'http/json') {
-    const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-http');
-    return new OTLPTraceExporter(options);
+    const Exporter = exported(await import('@opentelemetry/exporter-trace-otlp-http'), 'OTLPTraceExporter');
+    return new Exporter(options);
   }
-  const { OTLPTraceExporter } = await import('@opentelemetry/exporter-trace-otlp-proto');
-  return new OTLPTraceExporter(options);
+  const Exporter = exported(await import('@opentelemetry/exporter-trace-otlp-proto'), 'OTLPTraceExporter');
+  return new Exporter(options);
 }
 
 async function metricExporter(target: SignalTarget): Promise<PushMetricExporter> {
   const options = { url: target.url, headers: target.headers, timeoutMillis: target.timeoutMs };
   if (target.protocol === 'http/json') {
-    const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-http');
-    return new OTLPMetricExporter(options);
+    const Exporter = exported(
+      await import('@opentelemetry/exporter-metrics-otlp-http'),
+      'OTLPMetricExporter',
+    );
+    return new Exporter(options);
   }
-  const { OTLPMetricExporter } = await import('@opentelemetry/exporter-metrics-otlp-proto');
-  return new OTLPMetricExporter(options);
+  const Exporter = exported(await import('@opentelemetry/exporter-metrics-otlp-proto'), 'OTLPMetricExporter');
+  return new Exporter(options);
 }
 
 /** GenAI semantic conventions: the provider behind each agent client the hooks know. */
@@ -352,9 +367,10 @@ export async function createSdkTelemetry(settings: TelemetrySettings): Promise<T
 
   // Metrics: one snapshot per source (the app serving /metrics) per collection.
   const sources = new Set<MetricSource>();
+  const snapshotFreshMs = Math.min(SNAPSHOT_FRESH_MS, settings.metricIntervalMs / 2);
   const fresh = (source: MetricSource): MetricsSnapshot => {
     const now = Date.now();
-    if (!source.cached || now - source.cached.at > SNAPSHOT_FRESH_MS)
+    if (!source.cached || now - source.cached.at > snapshotFreshMs)
       source.cached = { at: now, snapshot: source.read() };
     return source.cached.snapshot;
   };

@@ -4,7 +4,7 @@
 // clone's node_modules, so this stays fast enough for `npm test`. And the server built from a copy of
 // the sources whose node_modules is a link into a pnpm-style store (issue #29) starts and serves.
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import {
   cpSync,
   existsSync,
@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { before, describe, it } from 'node:test';
 import { checkInstalledCos } from '../../scripts/lib/installed-cos.ts';
 import { ensureSpaBuilt } from '../e2e/browser.ts';
+import { startOtlpReceiver } from '../support/otlp.ts';
 
 const ROOT = new URL('../../', import.meta.url).pathname;
 const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
@@ -31,11 +32,12 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
 };
 
-// The package's size as recorded in README.md ("Install and run it": 1.96 MB packed, 7.96 MB unpacked on
-// 2026-12-01), with room for a few more pages and tools. A dependency bundled by mistake (TypeScript
-// alone is 9 MB), the sources or a test corpus goes well past these.
-const MAX_PACKED_BYTES = 2_400_000;
-const MAX_UNPACKED_BYTES = 9_000_000;
+// The package's size as recorded in README.md ("Install and run it": 2.41 MB packed, 9.78 MB unpacked on
+// 2026-12-07), with room for a few more pages and tools. A dependency bundled by mistake (TypeScript
+// alone is 9 MB), the sources or a test corpus goes well past these. Raised by what the OpenTelemetry
+// chunks (loaded only when the hub exports) take with their source maps: 175 KB packed, 825 KB unpacked.
+const MAX_PACKED_BYTES = 2_575_000;
+const MAX_UNPACKED_BYTES = 9_825_000;
 
 interface Packed {
   filename: string;
@@ -147,6 +149,69 @@ describe('the package', { timeout: 600_000 }, () => {
       bytes < 30_000,
       `main.js loads ${bytes} bytes before any command (${[...closure.keys()].join(', ')}); import a command inside its case in server/main.ts`,
     );
+  });
+
+  it('no command loads the OpenTelemetry SDK statically: it is a chunk of its own, imported only to export', () => {
+    const main = readFileSync(join(ROOT, 'dist/main.js'), 'utf8');
+    const commands = [...main.matchAll(/import\("\.\/([^"]+)"\)/g)].map((m) => m[1]!);
+    assert.ok(commands.length > 0);
+    const sdk = /node_modules\/@opentelemetry\/(sdk-trace|sdk-metrics|exporter-|otlp-)/;
+    for (const entry of ['main.js', ...commands])
+      for (const file of staticClosure(entry).keys()) {
+        const text = readFileSync(join(ROOT, 'dist', file), 'utf8');
+        assert.doesNotMatch(text, sdk, `${file} (loaded with ${entry}) holds OpenTelemetry SDK code`);
+      }
+    const chunks = readdirSync(join(ROOT, 'dist')).filter((f) => f.endsWith('.js'));
+    assert.ok(
+      chunks.some((f) => sdk.test(readFileSync(join(ROOT, 'dist', f), 'utf8'))),
+      'the SDK is in dist/, in a chunk of its own',
+    );
+  });
+
+  it('the built cos serve exports to an OTLP collector from that chunk', async () => {
+    const receiver = await startOtlpReceiver();
+    const repo = mkdtempSync(join(tmpdir(), 'cos-packed-otel-'));
+    const child = spawn(
+      process.execPath,
+      [join(ROOT, 'dist/cos.js'), 'serve', '--port', '0', '--repo', repo],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: {
+          ...process.env,
+          COS_HOME: join(repo, '.home'),
+          OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+          OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+          OTEL_BSP_SCHEDULE_DELAY: '50',
+        },
+      },
+    );
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => (out += c));
+    child.stderr.setEncoding('utf8').on('data', (c: string) => (out += c));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    try {
+      const deadline = Date.now() + 60_000;
+      while (!/API\s+http/.test(out) && Date.now() < deadline && child.exitCode === null)
+        await new Promise((r) => setTimeout(r, 50));
+      const base = /MCP\s+(http:\/\/\S+)\/mcp/.exec(out)?.[1];
+      assert.ok(base, `the hub started: ${out}`);
+      assert.match(out, new RegExp(`OTel\\s+${receiver.url}/v1/traces\\s+\\(http/protobuf\\)`));
+      const health = (await (await fetch(`${base}/api/health`)).json()) as {
+        data: { telemetry: { enabled: boolean } };
+      };
+      assert.equal(health.data.telemetry.enabled, true);
+      await receiver.waitFor(
+        () => receiver.spans.some((sp) => sp.name === 'execute_tool cos_health'),
+        20_000,
+        'the span of the cos_health call',
+      );
+      child.kill('SIGTERM');
+      assert.equal(await exited, 0, out);
+    } finally {
+      if (child.exitCode === null) child.kill('SIGKILL');
+      await receiver.close();
+      rmSync(repo, { recursive: true, force: true });
+    }
   });
 
   it('the packed files run as a user’s cos: serve (MCP, REST, SPA), index, doctor, module', async () => {
