@@ -209,6 +209,35 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       assert.equal(span.attributes['cos.task.id'], id);
       assert.equal(span.attributes['cos.task.outcome'], 'complete');
       assert.ok(span.events.some((e) => e.name === 'task moved'));
+
+      // Taken by an agent whose session is open: the task's span is inside the session's.
+      const agent = 'b7a9d3e1-0c4f-4e2a-9d6b-5f1e3c7a9b20';
+      assert.equal((await hook('session-start', { session_id: agent })).status, 200);
+      const second = await rest('POST', '/api/board/tasks', { title: 'Trace the agent at work' });
+      const secondId = (second.body.data as { task: { id: string } }).task.id;
+      const taken = await rest('POST', `/api/board/tasks/${secondId}/move`, {
+        to: 'in_progress',
+        agent_session: agent,
+      });
+      assert.equal(taken.status, 200, JSON.stringify(taken.body));
+      await rest('POST', `/api/board/tasks/${secondId}/move`, { to: 'blocked', reason: 'waiting on review' });
+      assert.equal((await hook('session-end', { session_id: agent })).status, 200);
+      await receiver.waitFor(
+        () =>
+          spanNamed(`task ${secondId}`) !== undefined &&
+          receiver.spans.some(
+            (sp) => sp.name === 'invoke_agent claude-code' && sp.attributes['gen_ai.agent.id'] === agent,
+          ),
+        15_000,
+        "the agent's task and session spans",
+      );
+      const session = receiver.spans.find(
+        (sp) => sp.name === 'invoke_agent claude-code' && sp.attributes['gen_ai.agent.id'] === agent,
+      )!;
+      const task = spanNamed(`task ${secondId}`)!;
+      assert.equal(task.parentSpanId, session.spanId);
+      assert.equal(task.traceId, session.traceId);
+      assert.equal(task.attributes['cos.task.outcome'], 'blocked');
     });
 
     test('the numbers of /metrics, from the same snapshot', async () => {
