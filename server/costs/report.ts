@@ -246,7 +246,10 @@ export function costReport(deps: ReportDeps, input: CostReportInput, taskFilter:
   );
   if (groupBy === 'day' || groupBy === 'week') out.sort((a, b) => String(a.key).localeCompare(String(b.key)));
 
-  let completed: CostReport['completed_tasks'] = null;
+  // Per completed task and over budget are the tasks' figures whatever the grouping: another grouping
+  // asks the task grouping for them. A budget is a task's whole cost, so `over` ignores `since`.
+  let completed: CostReport['completed_tasks'];
+  let over: string[];
   if (groupBy === 'task') {
     const costs = out
       .filter(
@@ -259,8 +262,15 @@ export function costReport(deps: ReportDeps, input: CostReportInput, taskFilter:
       median_cost_usd: percentile(costs, 0.5),
       p85_cost_usd: percentile(costs, 0.85),
     };
+    over =
+      input.since === undefined
+        ? out.filter((g) => g.task?.over_budget).map((g) => g.task?.id as string)
+        : costReport(deps, { ...input, since: undefined }, taskFilter).budget.over;
+  } else {
+    const byTask = costReport(deps, { ...input, group_by: 'task' }, taskFilter);
+    completed = byTask.completed_tasks;
+    over = byTask.budget.over;
   }
-  const over = out.filter((g) => g.task?.over_budget).map((g) => g.task?.id as string);
   return {
     group_by: groupBy,
     total: total.done(),

@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { fixture } from '../../support/hooks.ts';
 import { startTestHub, type TestHub } from '../../support/hub.ts';
+import { type ClaudeUsage, claudeLine as line } from '../../support/transcripts.ts';
 
 // The board stamps its history with the wall clock, so transcripts are stamped with it too, each line
 // a millisecond after the last, and each board step waits until the clock has passed what was written.
@@ -35,43 +36,8 @@ const SESSION = { a: 'c1a2b3c4-0000-4000-8000-00000000000a', b: '019a2b3c-4d5e-7
 const GEMINI_SESSION = '5d3f2a1b-9c8e-4f7a-b6d5-00000000000c';
 
 /** One assistant line as Claude Code writes it (one per content block, each with the message's usage). */
-function claudeLine(
-  id: string,
-  usage: { input: number; output: number; cw?: number; cr?: number },
-  block: unknown = { type: 'text', text: 'Working on it.' },
-  model = 'claude-sonnet-4-5-20250929',
-): string {
-  return `${JSON.stringify({
-    parentUuid: `p-${id}`,
-    isSidechain: false,
-    userType: 'external',
-    cwd: '/home/dev/repo',
-    sessionId: SESSION.a,
-    version: '2.0.37',
-    gitBranch: 'main',
-    message: {
-      id,
-      type: 'message',
-      role: 'assistant',
-      model,
-      content: [block],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: {
-        input_tokens: usage.input,
-        cache_creation_input_tokens: usage.cw ?? 0,
-        cache_read_input_tokens: usage.cr ?? 0,
-        cache_creation: { ephemeral_5m_input_tokens: usage.cw ?? 0, ephemeral_1h_input_tokens: 0 },
-        output_tokens: usage.output,
-        service_tier: 'standard',
-      },
-    },
-    requestId: `req_${id}`,
-    type: 'assistant',
-    uuid: `u-${id}-${Math.random()}`,
-    timestamp: iso(),
-  })}\n`;
-}
+const claudeLine = (id: string, usage: ClaudeUsage, block?: unknown, model?: string) =>
+  line({ id, at: iso(), usage, session: SESSION.a, block, ...(model ? { model } : {}) });
 
 const userLine = (text: string) =>
   `${JSON.stringify({
