@@ -5,6 +5,7 @@ import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { type TranscriptRoots, transcriptRoots } from './costs/folders.ts';
 import { defaultHome } from './projects/registry.ts';
 import { DEFAULT_SEARCH_BUDGET_MS } from './search/budget.ts';
+import { loadTelemetrySettings, type TelemetrySettings } from './telemetry/settings.ts';
 
 export interface Config {
   port: number;
@@ -39,6 +40,8 @@ export interface Config {
   dbBusyTimeoutMs: number;
   /** Record every tool call (metrics, timeline, tool-called events). COS_RECORD_CALLS=0 turns it off. */
   recordCalls: boolean;
+  /** The OpenTelemetry export, from the standard OTEL_* variables (server/telemetry/settings.ts): off without an endpoint. */
+  telemetry: TelemetrySettings;
   /** Requests per second (sustained, and the burst allowed on top) per MCP session or remote address. */
   rateLimit: { perSecond: number; burst: number };
   /** Tool calls, log events and ended sessions older than this, or beyond the row cap, are deleted. */
@@ -141,6 +144,7 @@ export function loadConfig(
     logLevel: env.COS_LOG_LEVEL ?? 'info',
     dbBusyTimeoutMs: Math.round(positive(env.COS_DB_BUSY_TIMEOUT_MS, 5000)),
     recordCalls: env.COS_RECORD_CALLS !== '0',
+    telemetry: loadTelemetrySettings(env),
     rateLimit: {
       perSecond: env.COS_RATE_LIMIT_RPS === '0' ? 0 : positive(env.COS_RATE_LIMIT_RPS, 500),
       burst: positive(env.COS_RATE_LIMIT_BURST, 1000),

@@ -25,6 +25,7 @@ const below = [
   'server/observability',
   'server/search',
   'server/supervise',
+  'server/telemetry',
   'server/caller.ts',
   'server/errors.ts',
   'server/hub-services.ts',

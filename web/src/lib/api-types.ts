@@ -1654,6 +1654,23 @@ export interface components {
                     seen_at: string;
                 }[];
             };
+            /** @description the OpenTelemetry export (README: OpenTelemetry) */
+            telemetry: {
+                /** @description whether spans and metrics are exported (OTEL_EXPORTER_OTLP_ENDPOINT …) */
+                enabled: boolean;
+                /** @description where traces (or metrics) go, without user name, password or query */
+                endpoint: string | null;
+                /** @description http/protobuf or http/json */
+                protocol: string | null;
+                /** @description spans the collector accepted since start */
+                exported: number;
+                /** @description spans dropped because the export queue was full (OTEL_BSP_MAX_QUEUE_SIZE) */
+                dropped: number;
+                /** @description spans in exports that failed (collector down, refusing, timed out) */
+                failed: number;
+                /** @description the last export error, or why the configured export is off */
+                last_error: string | null;
+            };
             problems: string[];
         };
         ModuleInfo: {
