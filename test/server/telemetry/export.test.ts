@@ -234,25 +234,39 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       };
       const expected = prom('cos_task_create', 'mcp', 'ok');
       assert.ok(expected >= 1);
-      const seen = receiver.metrics.length;
-      await receiver.waitFor(() => receiver.metrics.length > seen + 1, 15_000, 'a later collection');
+      // A collection may already be in flight with the counts from before the last call: wait for one
+      // collected after it (a collector that never sees the count /metrics has fails here).
+      const pointOf = () =>
+        receiver.metrics
+          .filter((m) => m.name === 'cos_tool_calls')
+          .at(-1)
+          ?.points.find(
+            (p) =>
+              p.attributes.tool === 'cos_task_create' &&
+              p.attributes.transport === 'mcp' &&
+              p.attributes.outcome === 'ok',
+          );
+      await receiver.waitFor(
+        () => pointOf()?.value === expected,
+        15_000,
+        `a collection with ${expected} calls`,
+      );
       const last = receiver.metrics.filter((m) => m.name === 'cos_tool_calls').at(-1)!;
       assert.equal(last.kind, 'sum');
-      const point = last.points.find(
-        (p) =>
-          p.attributes.tool === 'cos_task_create' &&
-          p.attributes.transport === 'mcp' &&
-          p.attributes.outcome === 'ok',
-      );
+      const point = pointOf();
       assert.equal(point?.value, expected);
       assert.equal(point?.attributes['cos.project'], t.dir.split('/').pop());
 
-      const histogram = receiver.metrics.filter((m) => m.name === 'cos_tool_call_duration_seconds').at(-1)!;
-      assert.equal(histogram.kind, 'histogram');
-      const h = histogram.points.find((p) => p.attributes.tool === 'cos_task_create')!;
       const promCount = Number(
         text.match(/^cos_tool_call_duration_seconds_count\{tool="cos_task_create"\} (\d+)$/m)?.[1],
       );
+      const histogramOf = () =>
+        receiver.metrics.filter((m) => m.name === 'cos_tool_call_duration_seconds').at(-1);
+      const hOf = () => histogramOf()?.points.find((p) => p.attributes.tool === 'cos_task_create');
+      await receiver.waitFor(() => hOf()?.count === promCount, 15_000, `a histogram of ${promCount} calls`);
+      const histogram = histogramOf()!;
+      assert.equal(histogram.kind, 'histogram');
+      const h = hOf()!;
       assert.equal(h.count, promCount);
       assert.equal(h.bounds?.length, 13);
       assert.equal(h.bucketCounts?.length, 14);
