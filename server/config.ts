@@ -2,6 +2,7 @@
 // values, so they agree on which repository and state directory they mean.
 import { hostname } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { type TranscriptRoots, transcriptRoots } from './costs/folders.ts';
 import { defaultHome } from './projects/registry.ts';
 import { DEFAULT_SEARCH_BUDGET_MS } from './search/budget.ts';
 import { loadTelemetrySettings, type TelemetrySettings } from './telemetry/settings.ts';
@@ -55,6 +56,11 @@ export interface Config {
   machine: string;
   /** The team's key when set (COS_TEAM_PROJECT); otherwise the normalised URL of the clone's origin. */
   teamProject: string | undefined;
+  /**
+   * The agents' own transcript folders, the only places usage is read from (server/costs/folders.ts):
+   * CLAUDE_CONFIG_DIR, CODEX_HOME and HOME as the hub's environment has them.
+   */
+  transcriptRoots: TranscriptRoots;
 }
 
 export type Flags = Partial<
@@ -150,5 +156,6 @@ export function loadConfig(
     databaseUrl: pick('database-url', 'COS_DATABASE_URL'),
     machine: machineName(env.COS_MACHINE),
     teamProject: env.COS_TEAM_PROJECT?.trim() || undefined,
+    transcriptRoots: transcriptRoots(env),
   };
 }

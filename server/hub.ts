@@ -7,6 +7,7 @@ import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
 import { createReservationsService } from './coord/reservations.ts';
+import { createCostsService } from './costs/service.ts';
 import { releaseDbCaches } from './db/caches.ts';
 import { DatabaseFileGuard } from './db/file-guard.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
@@ -259,6 +260,9 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   // File reservations: granted in the store, enforced in the hooks above from memory.
   const reservations = createReservationsService({ config, db, events, logger, services, now });
   services.reservations = reservations;
+  // Tokens and cost, read from the transcripts the agents' hooks name (after each hook is answered).
+  const costs = createCostsService({ config, db, events, logger, services, now });
+  services.costs = costs;
 
   /** A call's start and end (a long one keeps the project in use throughout), not the page's polls. */
   let lastUsedAt = now();
@@ -413,6 +417,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       if (closed) return;
       closed = true;
       await reservations.close();
+      await costs.close();
       // First: an edit's refresh still running needs the graph and docs services it calls.
       await agents
         .close()

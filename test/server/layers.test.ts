@@ -12,6 +12,7 @@ const below = [
   'server/agents',
   'server/board',
   'server/coord',
+  'server/costs',
   'server/db',
   'server/docs',
   'server/events',

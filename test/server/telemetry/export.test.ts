@@ -2,7 +2,8 @@
 // over REST, fed hook events through its ingest route and token usage on its bus, exporting through the
 // SDK to a real OTLP/HTTP receiver (test/support/otlp.ts), once per protocol (http/json, http/protobuf).
 import assert from 'node:assert/strict';
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -11,6 +12,7 @@ import { startTelemetry, type Telemetry } from '../../../server/telemetry/teleme
 import { fixture } from '../../support/hooks.ts';
 import { connectClient, startTestHub, type TestHub } from '../../support/hub.ts';
 import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from '../../support/otlp.ts';
+import { claudeLine } from '../../support/transcripts.ts';
 
 const SESSION = '8e1c2f4a-6b1d-4c7e-9f3a-2d5b7c9e0a11';
 
@@ -20,10 +22,13 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
     let telemetry: Telemetry;
     let t: TestHub;
     let client: Client;
+    let claudeDir: string;
 
     before(async () => {
       receiver = await startOtlpReceiver();
+      claudeDir = mkdtempSync(join(tmpdir(), 'cos-otel-claude-'));
       const env = {
+        CLAUDE_CONFIG_DIR: claudeDir,
         OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
         OTEL_EXPORTER_OTLP_PROTOCOL: protocol,
         OTEL_SERVICE_NAME: 'cos-hub-under-test',
@@ -37,6 +42,13 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       assert.ok(telemetry, 'an endpoint turns the export on');
       t = await startTestHub({ listen: true, env, telemetry });
       mkdirSync(join(t.dir, 'docs', 'tasks'), { recursive: true });
+      mkdirSync(t.config.stateDir, { recursive: true });
+      writeFileSync(
+        join(t.config.stateDir, 'prices.json'),
+        JSON.stringify({
+          models: { 'claude-opus-5': { input: 5, output: 25, cache_write: 6.25, cache_read: 0.5 } },
+        }),
+      );
       client = await connectClient(t.url);
     });
     after(async () => {
@@ -44,6 +56,7 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       await t?.close();
       await telemetry?.shutdown();
       await receiver?.close();
+      rmSync(claudeDir, { recursive: true, force: true });
     });
 
     const rest = async (method: string, path: string, body?: unknown) => {
@@ -128,17 +141,31 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
     test('an agent session is a span, its hook events spans inside it, and its token usage a chat span with the GenAI counts', async () => {
       for (const name of ['session-start', 'pre-tool-use-bash', 'post-tool-use-failure-bash'])
         assert.equal((await hook(name)).status, 200, name);
-      // The costs module publishes this after reading the transcript; the test publishes it as that module does.
-      t.hub.events.publish('usage-recorded', {
-        agent_session: SESSION,
-        client: 'claude-code',
-        model: 'claude-opus-5',
-        task_id: null,
-        tokens: { input: 1200, output: 340, cache_write: 500, cache_read: 8000 },
-        cost_usd: 0.42,
-        records: 3,
-        at: Date.now(),
-      });
+      // The agent's transcript, as Claude Code writes it: the hub reads it after answering the Stop hook
+      // and publishes the usage (server/costs/), which the export turns into a chat span.
+      const usage = { input: 1200, output: 340, cw: 500, cr: 8000 };
+      const transcript = join(claudeDir, 'projects', '-repo', `${SESSION}.jsonl`);
+      mkdirSync(join(transcript, '..'), { recursive: true });
+      writeFileSync(
+        transcript,
+        [
+          { type: 'thinking', thinking: '…' },
+          { type: 'text', text: 'Done.' },
+        ]
+          .map((block) =>
+            claudeLine({
+              id: 'msg_otel',
+              at: new Date().toISOString(),
+              usage,
+              session: SESSION,
+              model: 'claude-opus-5',
+              block,
+            }),
+          )
+          .join(''),
+      );
+      assert.equal((await hook('stop', { transcript_path: transcript })).status, 200);
+      await t.hub.services.costs.idle();
       // A tool call naming the agent session belongs to it too.
       await client.callTool({ name: 'cos_task_board', arguments: { agent_session: SESSION } });
       assert.equal((await hook('session-end')).status, 200);
@@ -185,7 +212,11 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       assert.equal(chat.attributes['gen_ai.usage.output_tokens'], 340);
       assert.equal(chat.attributes['gen_ai.usage.cache_read.input_tokens'], 8000);
       assert.equal(chat.attributes['gen_ai.usage.cache_creation.input_tokens'], 500);
-      assert.equal(chat.attributes['cos.usage.cost_usd'], 0.42);
+      // On the test's price table (prices.json): $5, $25, $6.25 and $0.50 per million.
+      assert.equal(
+        chat.attributes['cos.usage.cost_usd'],
+        (1200 * 5 + 340 * 25 + 500 * 6.25 + 8000 * 0.5) / 1e6,
+      );
 
       // What the hooks redacted stays redacted on the way out.
       const everything = JSON.stringify(receiver.spans, (_k, v) => (typeof v === 'bigint' ? String(v) : v));
@@ -263,25 +294,39 @@ for (const protocol of ['http/json', 'http/protobuf'] as const) {
       };
       const expected = prom('cos_task_create', 'mcp', 'ok');
       assert.ok(expected >= 1);
-      const seen = receiver.metrics.length;
-      await receiver.waitFor(() => receiver.metrics.length > seen + 1, 15_000, 'a later collection');
+      // A collection may already be in flight with the counts from before the last call: wait for one
+      // collected after it (a collector that never sees the count /metrics has fails here).
+      const pointOf = () =>
+        receiver.metrics
+          .filter((m) => m.name === 'cos_tool_calls')
+          .at(-1)
+          ?.points.find(
+            (p) =>
+              p.attributes.tool === 'cos_task_create' &&
+              p.attributes.transport === 'mcp' &&
+              p.attributes.outcome === 'ok',
+          );
+      await receiver.waitFor(
+        () => pointOf()?.value === expected,
+        15_000,
+        `a collection with ${expected} calls`,
+      );
       const last = receiver.metrics.filter((m) => m.name === 'cos_tool_calls').at(-1)!;
       assert.equal(last.kind, 'sum');
-      const point = last.points.find(
-        (p) =>
-          p.attributes.tool === 'cos_task_create' &&
-          p.attributes.transport === 'mcp' &&
-          p.attributes.outcome === 'ok',
-      );
+      const point = pointOf();
       assert.equal(point?.value, expected);
       assert.equal(point?.attributes['cos.project'], t.dir.split('/').pop());
 
-      const histogram = receiver.metrics.filter((m) => m.name === 'cos_tool_call_duration_seconds').at(-1)!;
-      assert.equal(histogram.kind, 'histogram');
-      const h = histogram.points.find((p) => p.attributes.tool === 'cos_task_create')!;
       const promCount = Number(
         text.match(/^cos_tool_call_duration_seconds_count\{tool="cos_task_create"\} (\d+)$/m)?.[1],
       );
+      const histogramOf = () =>
+        receiver.metrics.filter((m) => m.name === 'cos_tool_call_duration_seconds').at(-1);
+      const hOf = () => histogramOf()?.points.find((p) => p.attributes.tool === 'cos_task_create');
+      await receiver.waitFor(() => hOf()?.count === promCount, 15_000, `a histogram of ${promCount} calls`);
+      const histogram = histogramOf()!;
+      assert.equal(histogram.kind, 'histogram');
+      const h = hOf()!;
       assert.equal(h.count, promCount);
       assert.equal(h.bounds?.length, 13);
       assert.equal(h.bucketCounts?.length, 14);
