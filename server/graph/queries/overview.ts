@@ -3,10 +3,12 @@
 // some), the largest communities with their central symbols, the most depended-on symbols, and the
 // tool calls that go deeper. `overviewText` renders it as plain text within a character budget (about
 // four characters a token) for SessionStart.
+import type { Db } from '../../db/open.ts';
 import { linksOf, type SymbolRef, symbolRef } from './communities.ts';
+import { cachedMapModel, derived, isCurrent, mapModel } from './map-cache.ts';
 import type { MapModel } from './map-model.ts';
 import { ranking } from './ranking.ts';
-import type { GraphReader } from './store.ts';
+import { type GraphReader, graphReader } from './store.ts';
 
 export interface ApiRoute {
   method: string;
@@ -151,6 +153,9 @@ export function buildOverview(
   };
 }
 
+/** Names and paths as long as a line can afford (generated code has labels of hundreds of characters). */
+const short = (s: string) => (s.length > 80 ? `${s.slice(0, 79)}…` : s);
+
 /**
  * The overview as plain text of at most `maxChars` characters: every section is cut to fit (communities
  * and symbols drop from the end), never a line in half.
@@ -180,9 +185,11 @@ export function overviewText(o: Overview, maxChars: number): string {
     'Deeper: cos_graph_overview, cos_graph_communities {"community": id}, cos_graph_ranking {"query": "…"}, cos_graph_context {"node": uid}.',
   ];
   const groups = o.communities.map(
-    (c) => `- [${c.id}] ${c.name} (${c.size}): ${c.central.map((s) => s.label).join(', ')}`,
+    (c) => `- [${c.id}] ${short(c.name)} (${c.size}): ${c.central.map((s) => short(s.label)).join(', ')}`,
   );
-  const symbols = o.most_depended_on.map((s) => `- ${s.label} (${s.kind}, ${s.file ?? 'external'})`);
+  const symbols = o.most_depended_on.map(
+    (s) => `- ${short(s.label)} (${s.kind}, ${short(s.file ?? 'external')})`,
+  );
   const render = (g: number, s: number) =>
     [
       ...head,
@@ -204,4 +211,53 @@ export function overviewText(o: Overview, maxChars: number): string {
     text = render(g, s);
   }
   return text.length > maxChars ? text.slice(0, text.lastIndexOf('\n', maxChars)) : text;
+}
+
+/** The SessionStart map: about 1,000 tokens. */
+export const SESSION_MAP_CHARS = 4_000;
+/** How long a SessionStart waits for a map not computed yet (hook scripts give up after 850 ms). */
+export const SESSION_MAP_WAIT_MS = 400;
+
+/** The session map of a model, rendered once per model. */
+export function sessionMapOf(db: Db, m: MapModel): string {
+  return derived(db, m, 'session-map', () =>
+    // Room kept for the line usable() may add.
+    overviewText(buildOverview(graphReader(db), m, { communities: 8, symbols: 10 }), SESSION_MAP_CHARS - 100),
+  );
+}
+
+/**
+ * The map a SessionStart offers the agent: the current generation's (computed now if it is not, waiting
+ * at most `waitMs`); when that takes longer, the last one computed, if any, marked with its generation
+ * (the computation goes on, and the next session gets the new one); null when there is none yet or the
+ * graph is empty.
+ */
+export async function sessionMap(db: Db, waitMs = SESSION_MAP_WAIT_MS): Promise<string | null> {
+  const cached = cachedMapModel(db);
+  if (cached && isCurrent(db, cached)) return usable(db, cached);
+  const computing = mapModel(db);
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<undefined>((resolve) => {
+    timer = setTimeout(() => resolve(undefined), waitMs);
+    timer.unref();
+  });
+  try {
+    const m = await Promise.race([computing, late]);
+    if (m) return usable(db, m);
+  } catch {
+    // Fails open: a map that cannot be computed never holds a session up.
+    return null;
+  } finally {
+    clearTimeout(timer);
+  }
+  computing.catch(() => {});
+  return cached
+    ? usable(db, cached, `(as of graph generation ${cached.generation}; a newer map is on its way)`)
+    : null;
+}
+
+function usable(db: Db, m: MapModel, note?: string): string | null {
+  if (m.uids.length === 0) return null;
+  const text = sessionMapOf(db, m);
+  return note ? `${text}\n${note}` : text;
 }

@@ -9847,6 +9847,8 @@ export interface operations {
                                 claim_grace_minutes: number;
                                 /** @description how recent another agent’s edit must be to count as a conflict */
                                 conflict_window_minutes: number;
+                                /** @description offer the repository map (communities, most depended-on symbols; about 1,000 tokens) at SessionStart */
+                                map: boolean;
                             };
                             /** @description why hooks.json was ignored, if it was */
                             load_error: string | null;
@@ -9931,6 +9933,8 @@ export interface operations {
                     claim_grace_minutes?: number;
                     /** @description how recent another agent’s edit must be to count as a conflict */
                     conflict_window_minutes?: number;
+                    /** @description offer the repository map (communities, most depended-on symbols; about 1,000 tokens) at SessionStart */
+                    map?: boolean;
                 };
             };
         };
@@ -9954,6 +9958,8 @@ export interface operations {
                                 claim_grace_minutes: number;
                                 /** @description how recent another agent’s edit must be to count as a conflict */
                                 conflict_window_minutes: number;
+                                /** @description offer the repository map (communities, most depended-on symbols; about 1,000 tokens) at SessionStart */
+                                map: boolean;
                             };
                             /** @description why hooks.json was ignored, if it was */
                             load_error: string | null;
