@@ -50,17 +50,12 @@ function referenceEdges(db: Db): number {
     .get() as number;
 }
 
-const running = new Set<{ terminate(): unknown }>();
-
 function inWorker(dbPath: string): Promise<MapModel> {
   return new Promise((resolve, reject) => {
     const worker = startThread(new URL('./map-worker.ts', import.meta.url), { workerData: { dbPath } });
-    running.add(worker);
     // A computation never keeps the process alive, and a hub that closes meanwhile just drops it.
     worker.unref();
-    const done = () => running.delete(worker);
     worker.once('message', (m: { ok: true; model: MapModel } | { ok: false; message: string }) => {
-      done();
       void worker.terminate();
       if (m.ok) resolve(m.model);
       // The thread's message can name the database's absolute path: kept as the cause, not shown.
@@ -68,11 +63,9 @@ function inWorker(dbPath: string): Promise<MapModel> {
         reject(new ToolError('internal', 'the repository map could not be computed', { cause: m.message }));
     });
     worker.once('error', (err) => {
-      done();
       reject(new ToolError('internal', 'the repository map could not be computed', { cause: err }));
     });
     worker.once('exit', (code) => {
-      done();
       reject(
         new ToolError('unavailable', `the map computation stopped (exit ${code}); ask again`, {
           retryable: true,
@@ -80,12 +73,6 @@ function inWorker(dbPath: string): Promise<MapModel> {
       );
     });
   });
-}
-
-/** Stops every map computation under way (the hub closing). */
-export function stopMapWorkers(): void {
-  for (const w of running) void w.terminate();
-  running.clear();
 }
 
 /** The model of the current generation: the cached one, or a new computation (shared by concurrent asks). */
