@@ -3,7 +3,7 @@ import { ToolError } from '../../errors.ts';
 import { communityOut, linksOf } from '../../graph/queries/communities.ts';
 import { defineTool } from '../define.ts';
 import { LimitInput, TOOL_READ_ONLY } from './common.ts';
-import { mapCall, nextCursor, pageStart, pastEnd } from './map-common.ts';
+import { fittingCount, mapCall, nextCursor, PROBE_CURSOR, pageStart, pastEnd } from './map-common.ts';
 
 const Ref = Type.Object({ uid: Type.String(), label: Type.String(), kind: Type.String() });
 
@@ -62,25 +62,34 @@ export const graphCommunitiesTool = defineTool({
         );
       pastEnd(offset, c.members.length);
       const out = communityOut(m, c, links);
-      out.members = c.members.slice(offset, offset + limit).map((i) => m.uids[i]!);
-      return {
+      const uids = c.members.slice(offset, offset + limit).map((i) => m.uids[i]!);
+      const probeMeta = { ...meta, next_cursor: PROBE_CURSOR };
+      const answer = (page: readonly string[]) => ({
         ...head,
         total_count: c.members.length,
-        communities: [out],
-        meta: { ...meta, next_cursor: nextCursor(offset + limit, c.members.length, request, m) },
+        communities: [{ ...out, members: [...page] }],
+        meta: probeMeta,
+      });
+      const k = fittingCount(ctx, uids, answer);
+      return {
+        ...answer(uids.slice(0, k)),
+        meta: { ...meta, next_cursor: nextCursor(offset + k, c.members.length, request, m) },
       };
     }
     const total = level.communities.length;
     pastEnd(offset, total);
-    return {
+    const page = level.communities.slice(offset, offset + limit).map((c) => communityOut(m, c, links));
+    const more = { members: 'each lists its first members; community: <id> pages them all' };
+    const answer = (list: readonly (typeof page)[number][]) => ({
       ...head,
       total_count: total,
-      communities: level.communities.slice(offset, offset + limit).map((c) => communityOut(m, c, links)),
-      meta: {
-        ...meta,
-        next_cursor: nextCursor(offset + limit, total, request, m),
-        members: 'each lists its first members; community: <id> pages them all',
-      },
+      communities: [...list],
+      meta: { ...meta, next_cursor: PROBE_CURSOR, ...more },
+    });
+    const k = fittingCount(ctx, page, answer);
+    return {
+      ...answer(page.slice(0, k)),
+      meta: { ...meta, next_cursor: nextCursor(offset + k, total, request, m), ...more },
     };
   },
 });

@@ -2,7 +2,7 @@ import { Type } from '@sinclair/typebox';
 import { rankedPage, ranking } from '../../graph/queries/ranking.ts';
 import { defineTool } from '../define.ts';
 import { LimitInput, NodeKindSchema, TOOL_READ_ONLY } from './common.ts';
-import { mapCall, nextCursor, pageStart, pastEnd } from './map-common.ts';
+import { fittingCount, mapCall, nextCursor, PROBE_CURSOR, pageStart, pastEnd } from './map-common.ts';
 
 export const graphRankingTool = defineTool({
   name: 'cos_graph_ranking',
@@ -45,22 +45,28 @@ export const graphRankingTool = defineTool({
     const ranked = ranking(r, m, { query: input.query, external: input.external });
     const page = rankedPage(m, ranked, input.kind, offset, limit);
     pastEnd(offset, page.total);
-    return {
+    const results = page.indices.map((i) => ({
+      uid: m.uids[i]!,
+      kind: m.kinds[i]!,
+      label: m.labels[i]!,
+      file_path: m.files[i] ?? null,
+      score: Math.round(ranked.score[i]! * ranked.live * 1000) / 1000,
+      in_degree: m.inDegree[i]!,
+    }));
+    const meta = {
+      ...call.meta,
+      ...(input.query ? { seeds: ranked.seeds, iterations: ranked.iterations } : {}),
+      completeness: 'lower_bound',
+    };
+    const answer = (list: readonly (typeof results)[number][]) => ({
       total_count: page.total,
-      results: page.indices.map((i) => ({
-        uid: m.uids[i]!,
-        kind: m.kinds[i]!,
-        label: m.labels[i]!,
-        file_path: m.files[i] ?? null,
-        score: Math.round(ranked.score[i]! * ranked.live * 1000) / 1000,
-        in_degree: m.inDegree[i]!,
-      })),
-      meta: {
-        ...call.meta,
-        next_cursor: nextCursor(offset + limit, page.total, request, m),
-        ...(input.query ? { seeds: ranked.seeds, iterations: ranked.iterations } : {}),
-        completeness: 'lower_bound',
-      },
+      results: [...list],
+      meta: { ...meta, next_cursor: PROBE_CURSOR },
+    });
+    const k = fittingCount(ctx, results, answer);
+    return {
+      ...answer(results.slice(0, k)),
+      meta: { ...meta, next_cursor: nextCursor(offset + k, page.total, request, m) },
     };
   },
 });

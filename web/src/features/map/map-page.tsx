@@ -67,8 +67,11 @@ function CommunitiesCard({ reloadKey }: { reloadKey: number }) {
       {d ? (
         <p className="muted" data-testid="map-summary">
           {count(d.total_count, 'group')} of files that depend on each other more than on the rest (modularity{' '}
-          {d.modularity.toFixed(2)}){d.isolated > 0 ? `; ${count(d.isolated, 'file')} on their own` : ''}.
-          Each brown disc is a group, named after its folder, with its most central symbols around it.
+          {d.modularity.toFixed(2)})
+          {d.isolated > 0
+            ? `; ${count(d.isolated, 'file')} on ${d.isolated === 1 ? 'its' : 'their'} own`
+            : ''}
+          . Each brown disc is a group, named after its folder, with its most central symbols around it.
         </p>
       ) : null}
       {drawing && drawing.nodes.length > 0 ? (
@@ -106,9 +109,7 @@ function CommunitiesCard({ reloadKey }: { reloadKey: number }) {
               <ul className="chips">
                 {c.central.map((s) => (
                   <li key={s.uid}>
-                    <Link to={graphLink(s.uid)}>
-                      <KindSwatch kind={s.kind} /> {s.label}
-                    </Link>
+                    <KindSwatch kind={s.kind} /> <Link to={graphLink(s.uid)}>{s.label}</Link>
                   </li>
                 ))}
               </ul>
@@ -223,9 +224,7 @@ function Facts({ o }: { o: Overview }) {
         <ol>
           {o.most_depended_on.map((s) => (
             <li key={s.uid}>
-              <Link to={graphLink(s.uid)}>
-                <KindSwatch kind={s.kind} /> {s.label}
-              </Link>{' '}
+              <KindSwatch kind={s.kind} /> <Link to={graphLink(s.uid)}>{s.label}</Link>{' '}
               <span className="muted">
                 {s.file ?? 'external'}, {count(s.in_degree, 'dependent')}
               </span>
