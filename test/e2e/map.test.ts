@@ -111,7 +111,7 @@ describe('Map, light and dark', () => {
       ['POST /invoices', 'invoiceTotal'],
       ['DELETE /ledger/{entry}', 'ledgerTotal'],
     ];
-    routes.forEach(([label, handler], i) =>
+    routes.forEach(([label, handler], i) => {
       insert.run(
         `code:route:src/billing/invoice.ts::${label}`,
         label,
@@ -119,8 +119,8 @@ describe('Map, light and dark', () => {
         i + 1,
         JSON.stringify({ handler }),
         file,
-      ),
-    );
+      );
+    });
     hub.hub.db.prepare('UPDATE graph_state SET generation = generation + 1 WHERE id = 1').run();
     const { page, errors, close } = await openPage(browser, { colorScheme: 'dark' });
     try {
