@@ -225,6 +225,20 @@ for (const [label, name, input] of [
 ] as const) {
   const r = await time(name, input, 200);
   record(label, r, 'p50 < 20', r.p50 < 20);
+  if (name === 'cos_graph_overview') {
+    // The overview must stay under 2,000 tokens (about 4 characters a token) on any repository.
+    const chars = JSON.stringify({ ok: true, data: r.sample }).length;
+    rows.push([
+      `map: overview size ${chars} chars ≈ ${Math.round(chars / 4)} tokens`,
+      1,
+      '-',
+      '-',
+      '-',
+      0,
+      '< 2,000 tokens',
+      chars <= 8000 ? 'yes' : 'NO',
+    ]);
+  }
 }
 // A query personalises the walk: each distinct query is a new one (kept per query afterwards).
 const personalised = await time('cos_graph_ranking', () => ({ query: pick(words), limit: 20 }), 30);
