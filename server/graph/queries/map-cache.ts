@@ -7,7 +7,7 @@ import { dbCache } from '../../db/caches.ts';
 import type { Db } from '../../db/open.ts';
 import { ToolError } from '../../errors.ts';
 import { startThread } from '../../threads.ts';
-import { computeMap, type MapModel } from './map-model.ts';
+import { computeMap, type MapModel, type PackedMapModel, unpackMap } from './map-model.ts';
 
 interface Entry {
   /** The model of the newest generation computed (possibly older than the graph now). */
@@ -55,9 +55,9 @@ function inWorker(dbPath: string): Promise<MapModel> {
     const worker = startThread(new URL('./map-worker.ts', import.meta.url), { workerData: { dbPath } });
     // A computation never keeps the process alive, and a hub that closes meanwhile just drops it.
     worker.unref();
-    worker.once('message', (m: { ok: true; model: MapModel } | { ok: false; message: string }) => {
+    worker.once('message', (m: { ok: true; model: PackedMapModel } | { ok: false; message: string }) => {
       void worker.terminate();
-      if (m.ok) resolve(m.model);
+      if (m.ok) resolve(unpackMap(m.model));
       // The thread's message can name the database's absolute path: kept as the cause, not shown.
       else
         reject(new ToolError('internal', 'the repository map could not be computed', { cause: m.message }));
