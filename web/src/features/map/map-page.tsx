@@ -64,7 +64,7 @@ function CommunitiesCard({ reloadKey }: { reloadKey: number }) {
       {query.state.status === 'error' ? (
         <ErrorNotice error={query.state.error} onRetry={query.reload} module="graph" />
       ) : null}
-      {d ? (
+      {d && d.total_count > 0 ? (
         <p className="muted" data-testid="map-summary">
           {count(d.total_count, 'group')} of files that depend on each other more than on the rest (modularity{' '}
           {d.modularity.toFixed(2)})
@@ -221,6 +221,9 @@ function Facts({ o }: { o: Overview }) {
       </section>
       <section className="card" aria-labelledby="map-top-title" data-testid="map-top">
         <h2 id="map-top-title">Most depended on</h2>
+        {o.most_depended_on.length === 0 ? (
+          <p className="muted">Nothing depends on anything yet: the index may still be running.</p>
+        ) : null}
         <ol>
           {o.most_depended_on.map((s) => (
             <li key={s.uid}>
