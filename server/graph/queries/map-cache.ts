@@ -20,8 +20,12 @@ interface Entry {
 
 const cache = dbCache<Entry>();
 
-/** Graphs with more edges than this are computed in a worker thread. */
-let workerEdges = 20_000;
+/**
+ * Graphs with more edges than this are computed in a worker thread. In place, fastify's lib/ (about
+ * 2,000 edges) held the event loop 16–117 ms on this loaded 2-core machine: too long for a request.
+ */
+export const MAP_WORKER_EDGES = 1_000;
+let workerEdges = MAP_WORKER_EDGES;
 
 /** Tests: lower the threshold so a small repository takes the worker path (or raise it to stay inline). */
 export function setMapWorkerThreshold(edges: number): void {

@@ -7,7 +7,11 @@ import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { mapModel, setMapWorkerThreshold } from '../../../server/graph/queries/map-cache.ts';
+import {
+  MAP_WORKER_EDGES,
+  mapModel,
+  setMapWorkerThreshold,
+} from '../../../server/graph/queries/map-cache.ts';
 import { SESSION_MAP_CHARS, sessionMap } from '../../../server/graph/queries/overview.ts';
 import { type Client, fixture } from '../../support/hooks.ts';
 import { startTestHub, type TestHub } from '../../support/hub.ts';
@@ -118,7 +122,7 @@ describe('the SessionStart map', () => {
       assert.equal(now?.includes('a newer map is on its way'), false);
       assert.equal(m.generation, t.hub.services.graph.freshness().generation);
     } finally {
-      setMapWorkerThreshold(20_000);
+      setMapWorkerThreshold(MAP_WORKER_EDGES);
     }
   });
 });

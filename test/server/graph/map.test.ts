@@ -11,7 +11,11 @@ import { after, before, describe, test } from 'node:test';
 import Graph from 'graphology';
 import pagerank from 'graphology-metrics/centrality/pagerank.js';
 import { Indexer } from '../../../server/graph/indexer.ts';
-import { mapModel, setMapWorkerThreshold } from '../../../server/graph/queries/map-cache.ts';
+import {
+  MAP_WORKER_EDGES,
+  mapModel,
+  setMapWorkerThreshold,
+} from '../../../server/graph/queries/map-cache.ts';
 import { computeMap, personalisedPagerank } from '../../../server/graph/queries/map-model.ts';
 import { budgetSize, TOKEN_BUDGET_CHARS } from '../../../shared/envelope/index.ts';
 import { type GraphHub, graphHub } from './tools/support.ts';
@@ -228,7 +232,7 @@ describe('the map model', () => {
       assert.deepEqual(strip(rankAfter), strip(rankBefore));
       assert.notEqual(after.meta.map.generation, before.meta.map.generation);
     } finally {
-      setMapWorkerThreshold(20_000);
+      setMapWorkerThreshold(MAP_WORKER_EDGES);
     }
   });
 });
