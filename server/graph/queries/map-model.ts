@@ -117,18 +117,22 @@ export function seededRng(seed: number): () => number {
 
 const byString = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
+type WalkResult = { rank: Float64Array; iterations: number; converged: boolean };
+type WalkOptions = { alpha?: number; maxIterations?: number; tolerance?: number };
+
 /**
  * PageRank with a teleport vector (personalisation): where a random walker restarts, and where the rank
  * of nodes with no way out goes. `mask` leaves nodes out (rank 0, edges into them ignored). Bounded by
- * `maxIterations`; returns what it has if it has not converged by then.
+ * `maxIterations`; returns what it has if it has not converged by then. A generator that yields after
+ * each iteration, so a caller on the event loop can let other work in between (`pagerankChunked`).
  */
-export function personalisedPagerank(
+function* pagerankWalk(
   m: Pick<MapModel, 'offsets' | 'targets'>,
   n: number,
   teleport: Float64Array | null,
   mask: Uint8Array | null,
-  opts: { alpha?: number; maxIterations?: number; tolerance?: number } = {},
-): { rank: Float64Array; iterations: number; converged: boolean } {
+  opts: WalkOptions,
+): Generator<void, WalkResult> {
   const alpha = opts.alpha ?? PAGERANK.alpha;
   const maxIterations = opts.maxIterations ?? PAGERANK.maxIterations;
   const tolerance = opts.tolerance ?? PAGERANK.tolerance;
@@ -179,8 +183,47 @@ export function personalisedPagerank(
       converged = true;
       break;
     }
+    yield;
   }
   return { rank: x, iterations, converged };
+}
+
+export function personalisedPagerank(
+  m: Pick<MapModel, 'offsets' | 'targets'>,
+  n: number,
+  teleport: Float64Array | null,
+  mask: Uint8Array | null,
+  opts: WalkOptions = {},
+): WalkResult {
+  const walk = pagerankWalk(m, n, teleport, mask, opts);
+  for (;;) {
+    const step = walk.next();
+    if (step.done) return step.value;
+  }
+}
+
+/**
+ * The same walk on the event loop, a few milliseconds at a time: it gives way (setImmediate) whenever
+ * `sliceMs` have passed, so a personalised ranking of a large graph never holds other requests up.
+ */
+export async function pagerankChunked(
+  m: Pick<MapModel, 'offsets' | 'targets'>,
+  n: number,
+  teleport: Float64Array | null,
+  mask: Uint8Array | null,
+  opts: WalkOptions & { sliceMs?: number } = {},
+): Promise<WalkResult> {
+  const walk = pagerankWalk(m, n, teleport, mask, opts);
+  const slice = opts.sliceMs ?? 8;
+  let started = performance.now();
+  for (;;) {
+    const step = walk.next();
+    if (step.done) return step.value;
+    if (performance.now() - started >= slice) {
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      started = performance.now();
+    }
+  }
 }
 
 function dirOf(path: string | null): string {

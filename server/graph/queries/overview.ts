@@ -7,7 +7,7 @@ import type { Db } from '../../db/open.ts';
 import { linksOf, type SymbolRef, symbolRef } from './communities.ts';
 import { cachedMapModel, derived, isCurrent, mapModel } from './map-cache.ts';
 import type { MapModel } from './map-model.ts';
-import { ranking } from './ranking.ts';
+import { globalRanking } from './ranking.ts';
 import { type GraphReader, graphReader } from './store.ts';
 
 export interface ApiRoute {
@@ -117,7 +117,7 @@ export function buildOverview(
     .map((x) => ({ language: x.language ?? 'other', files: x.n, bytes: x.bytes ?? 0 }));
   const level = m.levels.file.communities.length > 0 ? m.levels.file : m.levels.symbol;
   const links = linksOf(level);
-  const ranked = ranking(r, m, {});
+  const ranked = globalRanking(m);
   const top: Overview['most_depended_on'] = [];
   for (const i of ranked.order) {
     if (m.kinds[i] === 'file') continue;

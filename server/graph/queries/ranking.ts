@@ -3,7 +3,7 @@
 // (FTS5 over labels and qualified names), so what ranks high is what those symbols lean on. External
 // symbols and dependencies take no part unless asked for. Orders are kept per model, a few per query.
 import { ToolError } from '../../errors.ts';
-import { type MapModel, personalisedPagerank } from './map-model.ts';
+import { type MapModel, pagerankChunked } from './map-model.ts';
 import { ftsQuery } from './resolve.ts';
 import type { GraphReader } from './store.ts';
 
@@ -55,11 +55,12 @@ function seedsOf(r: GraphReader, m: MapModel, query: string): Map<number, number
   return weights;
 }
 
-export function ranking(
+/** The ranking of the model: the global one at once, a personalised one walked a slice at a time. */
+export async function ranking(
   r: GraphReader,
   m: MapModel,
   opts: { query?: string | undefined; external?: boolean | undefined },
-): Ranked {
+): Promise<Ranked> {
   const external = opts.external === true;
   const query = opts.query?.trim() || undefined;
   const key = JSON.stringify([query ?? null, external]);
@@ -70,13 +71,13 @@ export function ranking(
   }
   const hit = kept.get(key);
   if (hit) return hit;
+  if (query === undefined && !external) return globalRanking(m);
   const n = m.uids.length;
   let score: Float64Array;
   let seeds = 0;
   let iterations: number | null = null;
   const mask = external ? null : m.outside;
-  if (query === undefined && !external) score = m.rank;
-  else {
+  {
     let teleport: Float64Array | null = null;
     if (query !== undefined) {
       const found = seedsOf(r, m, query);
@@ -89,19 +90,44 @@ export function ranking(
       for (const [i, w] of found) teleport[i] = w;
       seeds = found.size;
     }
-    const walk = personalisedPagerank(m, n, teleport, mask, {
+    const walk = await pagerankChunked(m, n, teleport, mask, {
       maxIterations: query === undefined ? 100 : PERSONALISED_ITERATIONS,
     });
     score = walk.rank;
     iterations = walk.iterations;
   }
-  let live = 0;
-  for (let i = 0; i < n; i++) if (mask === null || mask[i] === 0) live++;
-  const order = sortedOrder(m, score, (i) => mask === null || mask[i] === 0);
-  const out: Ranked = { order, score, live, seeds, iterations };
+  return keep(m, key, rankedOf(m, score, mask, seeds, iterations));
+}
+
+function keep(m: MapModel, key: string, out: Ranked): Ranked {
+  let kept = orders.get(m);
+  if (!kept) {
+    kept = new Map();
+    orders.set(m, kept);
+  }
   if (kept.size >= ORDERS_KEPT) kept.delete(kept.keys().next().value as string);
   kept.set(key, out);
   return out;
+}
+
+function rankedOf(
+  m: MapModel,
+  score: Float64Array,
+  mask: Uint8Array | null,
+  seeds: number,
+  iterations: number | null,
+): Ranked {
+  let live = 0;
+  for (let i = 0; i < score.length; i++) if (mask === null || mask[i] === 0) live++;
+  const order = sortedOrder(m, score, (i) => mask === null || mask[i] === 0);
+  return { order, score, live, seeds, iterations };
+}
+
+const GLOBAL = JSON.stringify([null, false]);
+
+/** The repository's own ranking (the model's PageRank, externals out), ordered once per model. */
+export function globalRanking(m: MapModel): Ranked {
+  return orders.get(m)?.get(GLOBAL) ?? keep(m, GLOBAL, rankedOf(m, m.rank, m.outside, 0, null));
 }
 
 /** Node indices of one page of the ranking, of one kind when given. */

@@ -42,7 +42,7 @@ export const graphRankingTool = defineTool({
     const limit = input.limit ?? 20;
     const request = { q: input.query ?? null, kind: input.kind ?? null, ext: input.external === true };
     const offset = pageStart(input.cursor, request, m);
-    const ranked = ranking(r, m, { query: input.query, external: input.external });
+    const ranked = await ranking(r, m, { query: input.query, external: input.external });
     const page = rankedPage(m, ranked, input.kind, offset, limit);
     pastEnd(offset, page.total);
     const results = page.indices.map((i) => ({
