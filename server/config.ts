@@ -2,8 +2,10 @@
 // values, so they agree on which repository and state directory they mean.
 import { hostname } from 'node:os';
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { type TranscriptRoots, transcriptRoots } from './costs/folders.ts';
 import { defaultHome } from './projects/registry.ts';
 import { DEFAULT_SEARCH_BUDGET_MS } from './search/budget.ts';
+import { loadTelemetrySettings, type TelemetrySettings } from './telemetry/settings.ts';
 
 export interface Config {
   port: number;
@@ -38,6 +40,8 @@ export interface Config {
   dbBusyTimeoutMs: number;
   /** Record every tool call (metrics, timeline, tool-called events). COS_RECORD_CALLS=0 turns it off. */
   recordCalls: boolean;
+  /** The OpenTelemetry export, from the standard OTEL_* variables (server/telemetry/settings.ts): off without an endpoint. */
+  telemetry: TelemetrySettings;
   /** Requests per second (sustained, and the burst allowed on top) per MCP session or remote address. */
   rateLimit: { perSecond: number; burst: number };
   /** Tool calls, log events and ended sessions older than this, or beyond the row cap, are deleted. */
@@ -52,6 +56,11 @@ export interface Config {
   machine: string;
   /** The team's key when set (COS_TEAM_PROJECT); otherwise the normalised URL of the clone's origin. */
   teamProject: string | undefined;
+  /**
+   * The agents' own transcript folders, the only places usage is read from (server/costs/folders.ts):
+   * CLAUDE_CONFIG_DIR, CODEX_HOME and HOME as the hub's environment has them.
+   */
+  transcriptRoots: TranscriptRoots;
 }
 
 export type Flags = Partial<
@@ -135,6 +144,7 @@ export function loadConfig(
     logLevel: env.COS_LOG_LEVEL ?? 'info',
     dbBusyTimeoutMs: Math.round(positive(env.COS_DB_BUSY_TIMEOUT_MS, 5000)),
     recordCalls: env.COS_RECORD_CALLS !== '0',
+    telemetry: loadTelemetrySettings(env),
     rateLimit: {
       perSecond: env.COS_RATE_LIMIT_RPS === '0' ? 0 : positive(env.COS_RATE_LIMIT_RPS, 500),
       burst: positive(env.COS_RATE_LIMIT_BURST, 1000),
@@ -146,5 +156,6 @@ export function loadConfig(
     databaseUrl: pick('database-url', 'COS_DATABASE_URL'),
     machine: machineName(env.COS_MACHINE),
     teamProject: env.COS_TEAM_PROJECT?.trim() || undefined,
+    transcriptRoots: transcriptRoots(env),
   };
 }

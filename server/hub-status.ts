@@ -4,6 +4,7 @@
 import type { DatabaseFileGuard } from './db/file-guard.ts';
 import type { LogFileState } from './log-file.ts';
 import type { Team } from './team/team.ts';
+import type { Telemetry } from './telemetry/telemetry.ts';
 
 export interface McpSessionCounts {
   open: number;
@@ -22,6 +23,8 @@ export class HubStatus {
   mcpSessions: (() => McpSessionCounts) | undefined;
   /** The team on PostgreSQL, when the hub has one: its connection is one of the hub's conditions. */
   team: Team | undefined;
+  /** The OpenTelemetry export, when one runs: a failing collector is one of the hub's conditions. */
+  telemetry: Telemetry | undefined;
 
   /**
    * Why a call that changes something must not run now (hub.db deleted, replaced or damaged), saying what
@@ -42,6 +45,8 @@ export class HubStatus {
     if (db) out.push(db);
     const team = this.team?.problem();
     if (team) out.push(team);
+    const telemetry = this.telemetry?.problem();
+    if (telemetry) out.push(telemetry);
     const mcp = this.mcpSessions?.();
     if (mcp && mcp.open >= mcp.limit)
       out.push(

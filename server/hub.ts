@@ -1,12 +1,13 @@
 // The hub's runtime: configuration, database, logger, event bus, module switches, the domain services and
 // the tool registry. buildApp() serves it; main.ts starts and stops it. Nothing here listens on a port.
 
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import type { Logger } from 'pino';
 import { type Envelope, TOKEN_BUDGET_CHARS } from '../shared/envelope/index.ts';
 import { createAgentsService } from './agents/service.ts';
 import type { Config } from './config.ts';
 import { createReservationsService } from './coord/reservations.ts';
+import { createCostsService } from './costs/service.ts';
 import { releaseDbCaches } from './db/caches.ts';
 import { DatabaseFileGuard } from './db/file-guard.ts';
 import { DB_FILE_NAME, type Db, openDatabase } from './db/open.ts';
@@ -26,6 +27,7 @@ import { createServices, type ServiceLifecycle } from './services.ts';
 import type { TeamDatabase } from './team/database.ts';
 import { resolveTeamKey } from './team/identity.ts';
 import { Team } from './team/team.ts';
+import type { ProjectTelemetry, Telemetry } from './telemetry/telemetry.ts';
 import { catalog } from './tools/catalog.ts';
 import type { CallerInfo, HubServices, ToolContext } from './tools/context.ts';
 import type { AnyTool } from './tools/define.ts';
@@ -49,6 +51,8 @@ export interface Hub {
   calls: CallRecorder;
   /** MCP sessions and their lifecycle (presence). */
   sessions: SessionTracker;
+  /** This project's part of the OpenTelemetry export, when the process has one (OTEL_* variables). */
+  telemetry: ProjectTelemetry | undefined;
   /**
    * Serves one call for an adapter (MCP or REST): runs the tool, puts the envelope on the wire the way
    * that face does (`serialise`), and records the call with the size actually sent.
@@ -124,6 +128,11 @@ export interface CreateHubOptions {
    * its team state there, shared with every hub of the same repository (server/team/).
    */
   teamDatabase?: TeamDatabase;
+  /**
+   * The process's OpenTelemetry export (startTelemetry, by `cos serve` when OTEL_* variables name a
+   * collector): every project's tool calls, hook events, sessions, tasks and usage go to it.
+   */
+  telemetry?: Telemetry | undefined;
 }
 
 const NEVER_ABORTED = new AbortController().signal;
@@ -236,6 +245,8 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   status.database = dbFile;
   if (logFile) status.log = logFile.state;
   services.status = status;
+  status.telemetry = options.telemetry;
+  const telemetry = options.telemetry?.project(basename(config.repo), config.machine, events);
   if (team) {
     services.team = team;
     status.team = team;
@@ -249,6 +260,9 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
   // File reservations: granted in the store, enforced in the hooks above from memory.
   const reservations = createReservationsService({ config, db, events, logger, services, now });
   services.reservations = reservations;
+  // Tokens and cost, read from the transcripts the agents' hooks name (after each hook is answered).
+  const costs = createCostsService({ config, db, events, logger, services, now });
+  services.costs = costs;
 
   /** A call's start and end (a long one keeps the project in use throughout), not the page's polls. */
   let lastUsedAt = now();
@@ -275,6 +289,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
         durationMs,
         answer.bytes ?? Buffer.byteLength(text),
       );
+    if (telemetry && caller.background !== true) traced(tool, input, caller, startedAt, durationMs, answer);
     if (caller.mcpSessionId) {
       const agent = (input as { agent_session?: unknown } | null)?.agent_session;
       sessions.called(
@@ -286,6 +301,33 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       );
     }
     return answer;
+  }
+
+  /** The call's span (telemetry never fails a call: what it cannot record it logs). */
+  function traced(
+    tool: AnyTool,
+    input: unknown,
+    caller: CallerInfo,
+    startedAt: number,
+    durationMs: number,
+    { envelope, text, bytes }: ToolAnswer,
+  ): void {
+    const agent = (input as { agent_session?: unknown } | null)?.agent_session;
+    const meta = envelope.ok ? (envelope.data as { meta?: { truncated?: unknown } } | null)?.meta : undefined;
+    telemetry?.toolCall({
+      tool: tool.name,
+      module: tool.module,
+      transport: caller.transport,
+      startedAt,
+      durationMs,
+      ok: envelope.ok,
+      errorCategory: envelope.ok ? null : envelope.error.category,
+      agentSession: typeof agent === 'string' && agent.length <= 200 ? agent : null,
+      mcpSession: caller.mcpSessionId ?? null,
+      clientName: caller.clientName ?? null,
+      responseBytes: bytes ?? Buffer.byteLength(text),
+      truncated: meta?.truncated === true,
+    });
   }
 
   const parts: HubParts = { config, db, logger, services, modules, events };
@@ -302,6 +344,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
     services,
     calls,
     sessions,
+    telemetry,
     call(tool, input, options) {
       const { serialise } = options;
       if (!serialise) return Promise.resolve(this.answer(tool, input, options));
@@ -374,6 +417,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
       if (closed) return;
       closed = true;
       await reservations.close();
+      await costs.close();
       // First: an edit's refresh still running needs the graph and docs services it calls.
       await agents
         .close()
@@ -391,6 +435,7 @@ export function createHub(config: Config, options: CreateHubOptions = {}): Hub {
         ?.close()
         .catch((err: unknown) => logger.error({ err, scope: 'team' }, 'team failed to close'));
       sessions.close();
+      telemetry?.close();
       logSink.detach();
       db.close();
       const removed = dbFile.close();

@@ -6,16 +6,20 @@
 //
 // Baseline in the same run: the same load with the observability module off, where the route answers
 // `{}` straight after the shared protection (same body parsing, Host/Origin checks, rate limiter); the
-// ratio is what the hooks pipeline adds. Then the command hook script (Codex, Gemini CLI and Claude
+// ratio is what the hooks pipeline adds. A third phase names real, growing transcripts (a temporary
+// CLAUDE_CONFIG_DIR; each PostToolUse and Stop follows an assistant line with its usage and a tool result
+// of a few KB, as Claude Code writes them), so the hub reads them after answering (issue 30): its p99
+// against the pipeline's without transcripts is what reading them adds to the answers. Then the command hook script (Codex, Gemini CLI and Claude
 // Code's SessionStart run it): its wall time per event against the live hub, and its fail-open time
 // against a hub that is down and one that accepts and never answers.
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { createServer } from 'node:net';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startHubProcess } from '../../test/support/hub-process.ts';
+import { claudeLine } from '../../test/support/transcripts.ts';
 import { fmt, postJson, summarize, table } from './lib.ts';
 
 const AGENTS = Number(process.env.HOOKS_AGENTS ?? 32);
@@ -28,12 +32,20 @@ const repo = mkdtempSync(join(tmpdir(), 'cos-bench-hooks-'));
 mkdirSync(join(repo, 'src'), { recursive: true });
 for (let i = 0; i < AGENTS; i++) writeFileSync(join(repo, `src/agent-${i}.ts`), `export const v${i} = 0;\n`);
 writeFileSync(join(repo, 'README.md'), '# Bench\n');
+// The clients' own transcript folder for the third phase (the only place the hub reads usage from).
+const claudeDir = mkdtempSync(join(tmpdir(), 'cos-bench-claude-'));
+const transcripts = join(claudeDir, 'projects', '-bench');
+mkdirSync(transcripts, { recursive: true });
+const transcriptOf = (agent: number) => join(transcripts, `bench-agent-${agent}.jsonl`);
+const toolResult = `${JSON.stringify({ type: 'user', message: { role: 'user', content: [{ type: 'tool_result', content: 'x'.repeat(4000) }] } })}\n`;
+let message = 0;
 
-function payloads(agent: number, tick: number): Record<string, unknown>[] {
+function payloads(agent: number, tick: number, withTranscript: boolean): Record<string, unknown>[] {
   const session = `bench-agent-${agent}`;
   const base = {
     session_id: session,
-    transcript_path: `/tmp/${session}.jsonl`,
+    // Without: a path outside the folders, which the hub refuses without reading.
+    transcript_path: withTranscript ? transcriptOf(agent) : `/tmp/${session}.jsonl`,
     cwd: repo,
     permission_mode: 'default',
   };
@@ -108,7 +120,10 @@ async function post(url: URL, agent: Agent, body: string): Promise<number> {
   return res.ms;
 }
 
-async function phase(base: string): Promise<{ lat: number[]; failed: number; sent: number }> {
+async function phase(
+  base: string,
+  withTranscript = false,
+): Promise<{ lat: number[]; failed: number; sent: number }> {
   const url = new URL(`${base}/api/hooks/events?client=claude-code`);
   const lat: number[] = [];
   let failed = 0;
@@ -123,7 +138,7 @@ async function phase(base: string): Promise<{ lat: number[]; failed: number; sen
       let next = performance.now();
       let tick = 0;
       while (performance.now() < deadline) {
-        const batch = payloads(a, tick++);
+        const batch = payloads(a, tick++, withTranscript);
         for (const p of batch) {
           if (performance.now() >= deadline) break;
           next += interval;
@@ -131,6 +146,17 @@ async function phase(base: string): Promise<{ lat: number[]; failed: number; sen
           // Edits are real: the agent's file changes before PostToolUse reports it.
           if (p.hook_event_name === 'PostToolUse' && p.tool_name === 'Edit')
             writeFileSync(join(repo, `src/agent-${a}.ts`), `export const v${a} = ${tick};\n`);
+          // The transcript grows as the client writes it: the model's turn, then the tool's result.
+          if (withTranscript && (p.hook_event_name === 'PostToolUse' || p.hook_event_name === 'Stop'))
+            appendFileSync(
+              transcriptOf(a),
+              claudeLine({
+                id: `msg_${++message}`,
+                at: new Date().toISOString(),
+                usage: { input: 12, output: 180, cr: 40_000, cw: 900 },
+                session: `bench-agent-${a}`,
+              }) + toolResult,
+            );
           await post(url, agent, JSON.stringify(p)).then(
             (ms) => lat.push(ms),
             () => failed++,
@@ -178,7 +204,7 @@ function runScript(
   });
 }
 
-const hub = await startHubProcess(repo, { COS_RATE_LIMIT_RPS: '0' });
+const hub = await startHubProcess(repo, { COS_RATE_LIMIT_RPS: '0', CLAUDE_CONFIG_DIR: claudeDir });
 try {
   const load = loadavg()
     .map((l) => l.toFixed(1))
@@ -195,7 +221,16 @@ try {
   cpu0 = cpuMs(pid);
   const on = await phase(hub.url);
   const onCpu = (cpuMs(pid) - cpu0) / Math.max(1, on.lat.length);
+  cpu0 = cpuMs(pid);
+  const read = await phase(hub.url, true);
+  const readCpu = (cpuMs(pid) - cpu0) / Math.max(1, read.lat.length);
+  // What the hub counted from the transcripts once it caught up (it reads after answering).
+  await new Promise((r) => setTimeout(r, 2000));
+  const costs = (await (await fetch(`${hub.url}/api/costs`)).json()) as {
+    data: { total: { records: number; cost_usd: number | null } };
+  };
   const a = summarize(on.lat);
+  const c = summarize(read.lat);
   const b = summarize(off.lat);
   const rows = [
     [
@@ -207,6 +242,16 @@ try {
       fmt(summarize(on.lat.slice()).p99),
       fmt(Math.max(...on.lat)),
       fmt(onCpu, 2),
+    ],
+    [
+      'pipeline + transcripts read (issue 30)',
+      read.sent,
+      fmt(read.lat.length / SECONDS, 0),
+      read.failed,
+      fmt(c.p50),
+      fmt(c.p99),
+      fmt(Math.max(...read.lat)),
+      fmt(readCpu, 2),
     ],
     [
       'baseline (module off: `{}` after the shared protection)',
@@ -224,7 +269,8 @@ try {
   );
   console.log(
     `\np99 ratio (pipeline / baseline): ${fmt(a.p99 / b.p99)}; target p99 < 20 ms: ${a.p99 < 20 ? 'met' : 'NOT met'}` +
-      `\nthe pipeline's own CPU per event: ${fmt(onCpu - offCpu, 2)} ms (hub CPU on minus off); at ${AGENTS * RATE} events/s that is ${fmt(((onCpu - offCpu) * AGENTS * RATE) / 10, 0)}% of one core`,
+      `\nthe pipeline's own CPU per event: ${fmt(onCpu - offCpu, 2)} ms (hub CPU on minus off); at ${AGENTS * RATE} events/s that is ${fmt(((onCpu - offCpu) * AGENTS * RATE) / 10, 0)}% of one core` +
+      `\ntranscripts: p99 ratio (read / not read) ${fmt(c.p99 / a.p99)}; ${costs.data.total.records} model responses counted of ${message} written; reading costs ${fmt(readCpu - onCpu, 2)} CPU ms an event`,
   );
 
   const payload = {
@@ -289,4 +335,5 @@ try {
 } finally {
   await hub.stop();
   rmSync(repo, { recursive: true, force: true });
+  rmSync(claudeDir, { recursive: true, force: true });
 }

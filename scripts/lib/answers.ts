@@ -163,6 +163,7 @@ export function defaultCalls(plan: CorpusPlan, ids: CorpusIds): Call[] {
     { tool: 'cos_task_ready', args: {} },
     { tool: 'cos_task_wip_check', args: {} },
     { tool: 'cos_task_board_config', args: {} },
+    { tool: 'cos_cost_report', args: { group_by: 'task' } },
     { tool: 'cos_task_create', args: { title: 'Measure what every answer costs' } },
     { tool: 'cos_task_edit', args: { id: ids.task, priority: 'P1' } },
     { tool: 'cos_work_log_append', args: { id: ids.task, text: 'Measured the answers.' } },

@@ -463,6 +463,8 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       }
       if (!wasLive || ev.kind === 'session_end' || registry.noteLifecycle(agent))
         events.publish('presence-updated', { counts: counts() });
+      // Its transcript is read on after this answer is sent (server/costs/): only noted here.
+      (services as Partial<HubServices>).costs?.observe(ev);
       // The agent's waiting messages ride on this answer when it can carry them (server/messages/).
       const answer = answerFor(ev, conflict);
       const finish = (a: HookAnswer) => (services as Partial<HubServices>).messages?.intoAnswer(ev, a) ?? a;

@@ -28,10 +28,17 @@ export interface BoardSettings {
   /** Cap per column; a column without an entry has no cap. */
   wip: Partial<Record<Status, number>>;
   swimlanes: string[];
+  /** Spending limits (issue 30): a task whose agents' tokens cost more than task_usd is flagged. */
+  budget: BudgetSettings;
   /** Why board.json was ignored, when it was (defaults apply). */
   error: string | null;
   /** board.json relative to the state directory, for messages. */
   file: string;
+}
+
+export interface BudgetSettings {
+  /** USD per task; null: no limit. */
+  task_usd: number | null;
 }
 
 export const BOARD_CONFIG_FILE = 'board.json';
@@ -86,11 +93,25 @@ export function parseBoardSettings(text: string): Omit<BoardSettings, 'file'> {
       gates[name as keyof GateSettings] = on;
     }
   }
-  return { wip, swimlanes, gates, error: null };
+  const budget: BudgetSettings = { task_usd: null };
+  if (obj.budget !== undefined) {
+    const b = obj.budget as Record<string, unknown> | null;
+    if (typeof b !== 'object' || b === null || Array.isArray(b))
+      return { ...defaults(), error: 'board.json "budget" must be an object like {"task_usd": 5}' };
+    for (const [name, v] of Object.entries(b)) {
+      if (name !== 'task_usd')
+        return { ...defaults(), error: `board.json "budget" names "${name}"; the limit is task_usd` };
+      if (v === null) continue;
+      if (typeof v !== 'number' || !Number.isFinite(v) || v <= 0)
+        return { ...defaults(), error: 'board.json "budget.task_usd" must be a number of USD > 0, or null' };
+      budget.task_usd = v;
+    }
+  }
+  return { wip, swimlanes, gates, budget, error: null };
 }
 
 function defaults(): Omit<BoardSettings, 'file' | 'error'> {
-  return { wip: { ...DEFAULT_WIP_CAPS }, swimlanes: [], gates: { ...GATES_OFF } };
+  return { wip: { ...DEFAULT_WIP_CAPS }, swimlanes: [], gates: { ...GATES_OFF }, budget: { task_usd: null } };
 }
 
 /** Returns a getter that re-reads board.json only when its mtime or size changed. */

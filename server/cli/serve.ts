@@ -8,6 +8,8 @@ import { ProjectHubs } from '../projects/hubs.ts';
 import { ProjectRegistry } from '../projects/registry.ts';
 import { TeamDatabase } from '../team/database.ts';
 import { databaseTarget } from '../team/url.ts';
+import { shownEndpoint } from '../telemetry/settings.ts';
+import { startTelemetry } from '../telemetry/telemetry.ts';
 import { DEFAULT_PROFILE, PROFILE_NAMES, PROFILES, profileUrl } from '../tools/profiles.ts';
 import { CONFIG_FLAGS_HELP } from './help.ts';
 import { findRunningHub, probeHub, removeRunningHub, writeRunningHub } from './running-hub.ts';
@@ -81,20 +83,33 @@ export async function serve(config: Config): Promise<number> {
   const passQueue = new PassQueue();
   // And one set of extraction helper threads: each holds the grammars it loaded, whichever project asks.
   const extractHelpers = new ExtractHelpers();
+  // The OpenTelemetry export, only when OTEL_* variables name a collector (the SDK is loaded only then).
+  // Shared by every project; a collector that is down costs nothing but counted spans.
+  if (config.telemetry.error !== null)
+    console.error(`cos serve: OpenTelemetry export is off: ${config.telemetry.error}`);
+  const telemetry = await startTelemetry(config.telemetry);
   let hub: ReturnType<typeof createHub>;
   try {
-    hub = createHub(config, { passQueue, extractHelpers, teamDatabase });
+    hub = createHub(config, { passQueue, extractHelpers, teamDatabase, telemetry });
   } catch (err) {
+    await telemetry?.shutdown();
     await teamDatabase?.close();
     await extractHelpers.close();
     throw err;
   }
+  telemetry?.attachLogger(hub.logger);
   // Every repository in the registry is served by this one process, each under /p/<slug>/.
   const projects = new ProjectHubs(hub, {
     registry: new ProjectRegistry(config.home),
     // A registered project starts its writer threads when first written to: most never are.
     open: (projectConfig) =>
-      createHub(projectConfig, { passQueue, extractHelpers, threadsAtStart: false, teamDatabase }),
+      createHub(projectConfig, {
+        passQueue,
+        extractHelpers,
+        threadsAtStart: false,
+        teamDatabase,
+        telemetry,
+      }),
   });
   const app = await buildApp(hub, { projects });
   try {
@@ -103,6 +118,7 @@ export async function serve(config: Config): Promise<number> {
     await app.close();
     await projects.close();
     await hub.close();
+    await telemetry?.shutdown();
     await teamDatabase?.close();
     await extractHelpers.close();
     // Taken between the check above and now.
@@ -129,6 +145,8 @@ export async function serve(config: Config): Promise<number> {
       `        ${profileUrl(`${base}/mcp`, name).padEnd(base.length + 17)} ${PROFILES[name].summary}`,
     );
   console.log(`API     ${base}/docs`);
+  const otlp = config.telemetry.traces ?? config.telemetry.metrics;
+  if (telemetry && otlp) console.log(`OTel    ${shownEndpoint(otlp.url)}  (${otlp.protocol})`);
   if (hub.services.team)
     console.log(
       `Team    ${hub.services.team.key} on ${teamDatabase?.target.shown}  (machine ${config.machine})`,
@@ -161,6 +179,7 @@ export async function serve(config: Config): Promise<number> {
         .close()
         .then(() => projects.close())
         .then(() => hub.close())
+        .then(() => telemetry?.shutdown())
         .then(() => teamDatabase?.close())
         .then(() => extractHelpers.close())
         .then(

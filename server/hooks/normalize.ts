@@ -61,6 +61,11 @@ export interface NormalizedEvent {
   detail: Record<string, unknown>;
   /** SessionStart's source (startup, resume, clear…) or SessionEnd's reason. */
   reason: string | null;
+  /**
+   * transcript_path as sent (an absolute path of at most 4,096 characters, else null). Only a claim:
+   * server/costs/folders.ts decides whether it is read.
+   */
+  transcript: string | null;
 }
 
 export class HookPayloadError extends Error {}
@@ -350,6 +355,9 @@ export function normalizeHookPayload(
       'session_id must be the client session id (1 to 200 letters, digits and . _ : @ + = -)',
     );
   const cwd = optionalString(body, 'cwd', 4096);
+  const tp = body.transcript_path;
+  const transcript =
+    typeof tp === 'string' && tp.length <= 4096 && isAbsolute(tp) && !tp.includes('\0') ? tp : null;
   const model = optionalString(body, 'model', 200);
   const toolName = optionalString(body, 'tool_name', 200);
   const client = detectClient(body, clientHint);
@@ -412,6 +420,7 @@ export function normalizeHookPayload(
       files,
       detail,
       reason: null,
+      transcript,
     };
   }
 
@@ -501,5 +510,6 @@ export function normalizeHookPayload(
     files: [],
     detail,
     reason,
+    transcript,
   };
 }

@@ -1,4 +1,6 @@
-// The Prometheus text exposition format (version 0.0.4) of the hub's in-memory counters.
+// The hub's in-memory counters as one snapshot (metricsSnapshot), which both faces of them read: the
+// Prometheus text exposition format (version 0.0.4) at /metrics, and the OpenTelemetry export
+// (server/telemetry/), so the two never disagree on a number.
 import type { CallRecorder } from './calls.ts';
 import { LATENCY_BUCKETS } from './histogram.ts';
 import type { Lifecycle } from './sessions.ts';
@@ -19,38 +21,75 @@ export interface Gauges {
   eventLoopActiveMs?: number;
 }
 
-export function prometheusText(calls: CallRecorder, gauges: Gauges): string {
+/** Every number /metrics shows, read at one moment. */
+export interface MetricsSnapshot {
+  /** Calls by tool, transport and outcome (`ok` or the error category), sorted. */
+  calls: { tool: string; transport: string; outcome: string; calls: number }[];
+  /** Calls that answered an error, by tool and category, sorted. */
+  errors: { tool: string; category: string; calls: number }[];
+  /** Latency per tool: `buckets` counts per bucket of LATENCY_BUCKETS (not cumulative), then those above. */
+  latencies: { tool: string; buckets: number[]; overflow: number; count: number; sum: number }[];
+  /** Call records dropped because the database refused writes for too long. */
+  callsDropped: number;
+  gauges: Gauges;
+}
+
+export function metricsSnapshot(calls: CallRecorder, gauges: Gauges): MetricsSnapshot {
+  const errors = new Map<string, number>();
+  const counts = calls
+    .callCounts()
+    .map((c) => ({ ...c, key: `${c.tool}\t${c.transport}\t${c.outcome}` }))
+    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0))
+    .map(({ key: _key, ...c }) => c);
+  for (const { tool, outcome, calls: n } of counts) {
+    if (outcome === 'ok') continue;
+    const k = `${tool}\t${outcome}`;
+    errors.set(k, (errors.get(k) ?? 0) + n);
+  }
+  return {
+    calls: counts,
+    errors: [...errors].sort().map(([key, n]) => {
+      const [tool = '', category = ''] = key.split('\t');
+      return { tool, category, calls: n };
+    }),
+    latencies: calls
+      .latencies()
+      .sort(([a], [b]) => a.localeCompare(b))
+      .map(([tool, h]) => {
+        const buckets = [...h.counts];
+        const inBuckets = buckets.reduce((a, b) => a + b, 0);
+        return { tool, buckets, overflow: h.count - inBuckets, count: h.count, sum: h.sum };
+      }),
+    callsDropped: calls.dropped,
+    gauges,
+  };
+}
+
+export function prometheusText(snapshot: MetricsSnapshot): string {
+  const { gauges } = snapshot;
   const out: string[] = [];
   out.push(
     '# HELP cos_tool_calls_total Tool calls by tool, transport and outcome (ok, or the error category).',
   );
   out.push('# TYPE cos_tool_calls_total counter');
-  const errors = new Map<string, number>();
-  const counts = calls
-    .callCounts()
-    .map((c) => ({ ...c, key: `${c.tool}\t${c.transport}\t${c.outcome}` }))
-    .sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  for (const { tool, transport, outcome, calls: n } of counts) {
+  for (const { tool, transport, outcome, calls: n } of snapshot.calls) {
     out.push(`cos_tool_calls_total${labels({ tool, transport, outcome })} ${n}`);
-    if (outcome !== 'ok') {
-      const k = `${tool}\t${outcome}`;
-      errors.set(k, (errors.get(k) ?? 0) + n);
-    }
   }
   out.push('# HELP cos_tool_errors_total Tool calls that answered an error, by tool and category.');
   out.push('# TYPE cos_tool_errors_total counter');
-  for (const [key, n] of [...errors].sort()) {
-    const [tool = '', category = ''] = key.split('\t');
+  for (const { tool, category, calls: n } of snapshot.errors) {
     out.push(`cos_tool_errors_total${labels({ tool, category })} ${n}`);
   }
   out.push(
     '# HELP cos_tool_call_duration_seconds Time from the call arriving to its answer being serialised.',
   );
   out.push('# TYPE cos_tool_call_duration_seconds histogram');
-  for (const [tool, h] of calls.latencies().sort(([a], [b]) => a.localeCompare(b))) {
-    const cumulative = h.cumulative();
+  for (const h of snapshot.latencies) {
+    const { tool } = h;
+    let running = 0;
     LATENCY_BUCKETS.forEach((le, i) => {
-      out.push(`cos_tool_call_duration_seconds_bucket${labels({ tool, le: String(le) })} ${cumulative[i]}`);
+      running += h.buckets[i] ?? 0;
+      out.push(`cos_tool_call_duration_seconds_bucket${labels({ tool, le: String(le) })} ${running}`);
     });
     out.push(`cos_tool_call_duration_seconds_bucket${labels({ tool, le: '+Inf' })} ${h.count}`);
     out.push(`cos_tool_call_duration_seconds_sum${labels({ tool })} ${h.sum}`);
@@ -68,7 +107,7 @@ export function prometheusText(calls: CallRecorder, gauges: Gauges): string {
     '# HELP cos_calls_dropped_total Call records dropped because the database refused writes for too long.',
   );
   out.push('# TYPE cos_calls_dropped_total counter');
-  out.push(`cos_calls_dropped_total ${calls.dropped}`);
+  out.push(`cos_calls_dropped_total ${snapshot.callsDropped}`);
   out.push('# HELP cos_uptime_seconds Seconds since the hub process started.');
   out.push('# TYPE cos_uptime_seconds gauge');
   out.push(`cos_uptime_seconds ${Math.round(gauges.uptimeSeconds)}`);

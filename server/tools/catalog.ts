@@ -2,6 +2,7 @@
 // under test/, not here.
 import { agentTools } from './agents/index.ts';
 import { boardTools } from './board/index.ts';
+import { costTools } from './costs/index.ts';
 import type { AnyTool } from './define.ts';
 import { docsTools } from './docs/index.ts';
 import { fileTools } from './files/index.ts';
@@ -16,6 +17,7 @@ import { superviseTools } from './supervise/index.ts';
 export const catalog: readonly AnyTool[] = [
   ...kernelTools,
   ...observabilityTools,
+  ...costTools,
   ...agentTools,
   ...messageTools,
   ...boardTools,

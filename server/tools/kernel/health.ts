@@ -2,6 +2,7 @@ import { statSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import { isDamagedCode } from '../../db/damage.ts';
 import { type Db, hasFts5, schemaVersion } from '../../db/open.ts';
+import { idleStatus } from '../../telemetry/telemetry.ts';
 import { HUB_VERSION } from '../../version.ts';
 import { defineTool } from '../define.ts';
 import { ModuleInfoSchema } from './schemas.ts';
@@ -72,6 +73,28 @@ export const HealthSchema = Type.Object(
         },
         { description: 'the team on PostgreSQL (COS_DATABASE_URL); absent when the hub runs alone' },
       ),
+    ),
+    telemetry: Type.Object(
+      {
+        enabled: Type.Boolean({
+          description: 'whether spans and metrics are exported (OTEL_EXPORTER_OTLP_ENDPOINT …)',
+        }),
+        endpoint: Type.Union([Type.String(), Type.Null()], {
+          description: 'where traces (or metrics) go, without user name, password or query',
+        }),
+        protocol: Type.Union([Type.String(), Type.Null()], { description: 'http/protobuf or http/json' }),
+        exported: Type.Integer({ description: 'spans the collector accepted since start' }),
+        dropped: Type.Integer({
+          description: 'spans dropped because the export queue was full (OTEL_BSP_MAX_QUEUE_SIZE)',
+        }),
+        failed: Type.Integer({
+          description: 'spans in exports that failed (collector down, refusing, timed out)',
+        }),
+        last_error: Type.Union([Type.String(), Type.Null()], {
+          description: 'the last export error, or why the configured export is off',
+        }),
+      },
+      { description: 'the OpenTelemetry export (README: OpenTelemetry)' },
     ),
     problems: Type.Array(Type.String()),
   },
@@ -160,6 +183,7 @@ export const healthTool = defineTool({
       modules: ctx.modules.list(),
       ...(mcpSessions ? { mcp_sessions: mcpSessions } : {}),
       ...(team ? { team } : {}),
+      telemetry: ctx.services.status?.telemetry?.status() ?? idleStatus(ctx.config.telemetry),
       problems,
     };
   },

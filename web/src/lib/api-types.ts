@@ -385,6 +385,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/costs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What agents cost
+         * @description Tokens by kind and USD from the agents' transcripts for a task, agent session or time, grouped by task, agent, model, day, week or kind; usage between a claim and its completion or hand-off is the task's.
+         */
+        get: operations["costReport"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/docs/header": {
         parameters: {
             query?: never;
@@ -1693,6 +1713,23 @@ export interface components {
                     /** Format: date-time */
                     seen_at: string;
                 }[];
+            };
+            /** @description the OpenTelemetry export (README: OpenTelemetry) */
+            telemetry: {
+                /** @description whether spans and metrics are exported (OTEL_EXPORTER_OTLP_ENDPOINT …) */
+                enabled: boolean;
+                /** @description where traces (or metrics) go, without user name, password or query */
+                endpoint: string | null;
+                /** @description http/protobuf or http/json */
+                protocol: string | null;
+                /** @description spans the collector accepted since start */
+                exported: number;
+                /** @description spans dropped because the export queue was full (OTEL_BSP_MAX_QUEUE_SIZE) */
+                dropped: number;
+                /** @description spans in exports that failed (collector down, refusing, timed out) */
+                failed: number;
+                /** @description the last export error, or why the configured export is off */
+                last_error: string | null;
             };
             problems: string[];
         };
@@ -4182,6 +4219,153 @@ export interface operations {
                             tasks_dir: string;
                             priorities: string[];
                             ready_label: string;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    costReport: {
+        parameters: {
+            query?: {
+                /** @description TASK-7: only what this task cost */
+                task_id?: string;
+                agent_session?: string;
+                /** @description only usage from this time on */
+                since?: string;
+                group_by?: "task" | "agent" | "model" | "day" | "week" | "kind";
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            group_by: string;
+                            total: {
+                                /** @description billed at the input price (cache reads and writes apart) */
+                                input_tokens: number;
+                                output_tokens: number;
+                                cache_write_tokens: number;
+                                cache_read_tokens: number;
+                                total_tokens: number;
+                                cost_usd: number | null;
+                                /** @description tokens of models without a price: counted, never costed at 0 */
+                                unpriced: {
+                                    tokens: number;
+                                    models: string[];
+                                } | null;
+                                /** @description model responses counted */
+                                records: number;
+                            };
+                            groups: {
+                                /** @description task id, agent session, model, day, week (its Monday) or kind; null: outside any task */
+                                key: string | null;
+                                label: string;
+                                /** @description billed at the input price (cache reads and writes apart) */
+                                input_tokens: number;
+                                output_tokens: number;
+                                cache_write_tokens: number;
+                                cache_read_tokens: number;
+                                total_tokens: number;
+                                cost_usd: number | null;
+                                /** @description tokens of models without a price: counted, never costed at 0 */
+                                unpriced: {
+                                    tokens: number;
+                                    models: string[];
+                                } | null;
+                                /** @description model responses counted */
+                                records: number;
+                                task?: {
+                                    id: string;
+                                    title: string;
+                                    status: string;
+                                    kind: string;
+                                    over_budget: boolean;
+                                } | null;
+                            }[];
+                            next_cursor: string | null;
+                            completed_tasks: {
+                                tasks: number;
+                                median_cost_usd: number | null;
+                                p85_cost_usd: number | null;
+                            } | null;
+                            budget: {
+                                task_usd: number | null;
+                                /** @description tasks over it */
+                                over: string[];
+                            };
+                            prices: {
+                                as_of: string;
+                                file: string | null;
+                                overrides: number;
+                                error: string | null;
+                            };
                         };
                         meta: components["schemas"]["Meta"];
                     };

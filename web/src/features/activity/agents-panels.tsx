@@ -4,6 +4,9 @@
 // team (COS_DATABASE_URL) every machine's agents are here, each with its machine and branch, and the
 // page can show one machine (`?machine=`).
 import { useMemo, useState } from 'react';
+import type { CostGroup } from '../../components/costs/api.ts';
+import { CostAmount } from '../../components/costs/cost-views.tsx';
+import { useCostMap } from '../../components/costs/use-costs.ts';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { Link, navigate, useLocation, withParams } from '../../lib/router.tsx';
 import { throttle, useHubEvents } from '../../lib/stream.ts';
@@ -170,11 +173,13 @@ function AgentRow({
   selected,
   onSelect,
   team,
+  cost,
 }: {
   a: Agent;
   selected: boolean;
   onSelect: (id: string) => void;
   team: boolean;
+  cost: CostGroup | undefined;
 }) {
   return (
     <tr className={selected ? 'selected' : undefined} data-agent={a.id}>
@@ -206,6 +211,9 @@ function AgentRow({
         </div>
       </td>
       <td className="num">{a.files_total}</td>
+      <td className="num" data-testid="agent-cost">
+        <CostAmount cost={cost} />
+      </td>
       <td>{ago(a.last_activity_at)}</td>
     </tr>
   );
@@ -229,6 +237,7 @@ export function AgentsCard({
   const here = entries.filter((a) => a.lifecycle !== 'ended');
   const gone = entries.filter((a) => a.lifecycle === 'ended');
   const counts = query.state.value?.data.counts;
+  const costs = useCostMap('agent');
   const table = (rows: Agent[], testid: string) => (
     <div className="table-wrap">
       <table className="table agents-table" data-testid={testid}>
@@ -241,12 +250,22 @@ export function AgentsCard({
             <th scope="col" className="num">
               Files
             </th>
+            <th scope="col" className="num">
+              Cost
+            </th>
             <th scope="col">Last seen</th>
           </tr>
         </thead>
         <tbody>
           {rows.map((a) => (
-            <AgentRow key={a.id} a={a} selected={a.id === selected} onSelect={onSelect} team={team} />
+            <AgentRow
+              key={a.id}
+              a={a}
+              selected={a.id === selected}
+              onSelect={onSelect}
+              team={team}
+              cost={costs.get(a.id)}
+            />
           ))}
         </tbody>
       </table>

@@ -2,6 +2,7 @@
 // Scrolling near the end fetches the column's next page when the hub says there is one.
 import { useVirtualizer } from '@tanstack/react-virtual';
 import { type DragEvent, useEffect, useRef, useState } from 'react';
+import type { CostGroup } from '../../components/costs/api.ts';
 import { type Card, type Column, STATUS_LABEL, type Status } from './api.ts';
 import { TaskCard } from './task-card.tsx';
 
@@ -13,6 +14,8 @@ interface Props {
   /** Whether the board's transitions allow the dragged card here (a hint; the hub decides). */
   allowed: boolean;
   loadingMore: boolean;
+  /** What each task cost so far (cos_cost_report by task), when the hub has recorded any. */
+  costs?: ReadonlyMap<string, CostGroup> | undefined;
   onOpen: (id: string) => void;
   onDragStart: (card: Card) => void;
   onDragEnd: () => void;
@@ -99,6 +102,7 @@ export function BoardColumn(props: Props) {
                 <TaskCard
                   card={card}
                   selected={props.selectedId === card.id}
+                  cost={props.costs?.get(card.id)}
                   onOpen={props.onOpen}
                   onDragStart={props.onDragStart}
                   onDragEnd={props.onDragEnd}

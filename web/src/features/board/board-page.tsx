@@ -1,6 +1,7 @@
 // The board: columns by status, drag a card to move it (the hub's transition and WIP rules decide; a
 // refused move snaps back and says why), filters in the URL, a drawer for the task, and a form to create.
 import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { useCostMap } from '../../components/costs/use-costs.ts';
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { ModuleGate } from '../../components/module-gate.tsx';
 import { Page } from '../../components/page.tsx';
@@ -45,6 +46,7 @@ function Board() {
   const key = JSON.stringify(query);
   const board = useQuery(`board:${key}`, (signal) => listBoard(query, signal));
   const config = useQuery('board-config', (signal) => boardConfig(signal));
+  const costs = useCostMap('task');
   const [dragging, setDragging] = useState<Card | undefined>();
   const [failure, setFailure] = useState<MoveFailure | undefined>();
   const [loadingMore, setLoadingMore] = useState<ReadonlySet<Status>>(new Set());
@@ -253,6 +255,7 @@ function Board() {
             dragging={dragging}
             allowed={dragging ? (allowedFrom.get(dragging.status)?.includes(column.status) ?? true) : false}
             loadingMore={loadingMore.has(column.status)}
+            costs={costs}
             onOpen={open}
             onDragStart={setDragging}
             onDragEnd={() => setDragging(undefined)}

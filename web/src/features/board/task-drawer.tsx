@@ -18,6 +18,7 @@ import {
   taskHistory,
 } from './api.ts';
 import { HandoffForm } from './handoff-form.tsx';
+import { TaskCost } from './task-cost.tsx';
 import { TaskForm } from './task-form.tsx';
 
 function age(iso: string | null): string {
@@ -264,6 +265,7 @@ export function TaskDrawer({ id, config, revision, onClose, onChanged }: Props) 
               Append
             </button>
           </form>
+          <TaskCost id={current.id} />
           {current.status === 'in_progress' ? (
             <HandoffForm task={current} onDone={(next) => afterWrite(next)} onFailure={setFailure} />
           ) : null}

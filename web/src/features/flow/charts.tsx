@@ -28,7 +28,17 @@ function niceMax(v: number): number {
 /**
  * A count axis (tasks) has whole ticks only: half a task is no value. Hours may be fractional.
  */
-function Axis({ max, unit, whole = false }: { max: number; unit: string; whole?: boolean }) {
+function Axis({
+  max,
+  unit,
+  whole = false,
+  format = (v) => String(Math.round(v * 10) / 10),
+}: {
+  max: number;
+  unit: string;
+  whole?: boolean;
+  format?: (v: number) => string;
+}) {
   const ticks = whole && max % 2 !== 0 ? [0, max] : [0, max / 2, max];
   const y = (v: number) => PAD.top + (H - PAD.top - PAD.bottom) * (1 - v / max);
   return (
@@ -37,7 +47,7 @@ function Axis({ max, unit, whole = false }: { max: number; unit: string; whole?:
         <g key={t}>
           <line x1={PAD.left} x2={W - PAD.right} y1={y(t)} y2={y(t)} />
           <text x={PAD.left - 4} y={y(t) + 4} textAnchor="end">
-            {Math.round(t * 10) / 10}
+            {format(t)}
             {t === max ? unit : ''}
           </text>
         </g>
@@ -46,32 +56,65 @@ function Axis({ max, unit, whole = false }: { max: number; unit: string; whole?:
   );
 }
 
-export function ThroughputChart({ throughput }: { throughput: Retro['throughput'] }) {
-  const max = niceMax(Math.max(...throughput.map((t) => t.completed), 1));
+export interface Bar {
+  /** The ISO week (2026-W49). */
+  week: string;
+  value: number;
+  title: string;
+}
+
+/** Bars per week (tasks completed, dollars spent): one chart, two uses. */
+export function WeekBars({
+  bars,
+  title,
+  id,
+  unit = '',
+  whole = false,
+  format,
+}: {
+  bars: readonly Bar[];
+  title: string;
+  id: string;
+  unit?: string;
+  whole?: boolean;
+  format?: (v: number) => string;
+}) {
+  const max = niceMax(Math.max(...bars.map((b) => b.value), whole ? 1 : 0));
   const inner = W - PAD.left - PAD.right;
-  const bw = inner / Math.max(1, throughput.length);
+  const bw = inner / Math.max(1, bars.length);
   const h = H - PAD.top - PAD.bottom;
   return (
-    <svg viewBox={`0 0 ${W} ${H}`} className="chart" role="img" aria-labelledby="throughput-title">
-      <title id="throughput-title">Tasks completed per week</title>
-      <Axis max={max} unit="" whole />
-      {throughput.map((t, i) => (
-        <g key={t.week}>
+    <svg viewBox={`0 0 ${W} ${H}`} className="chart" role="img" aria-labelledby={id}>
+      <title id={id}>{title}</title>
+      <Axis max={max} unit={unit} whole={whole} {...(format ? { format } : {})} />
+      {bars.map((b, i) => (
+        <g key={b.week}>
           <rect
             className="chart-bar"
             x={PAD.left + i * bw + bw * 0.15}
             width={bw * 0.7}
-            y={PAD.top + h * (1 - t.completed / max)}
-            height={h * (t.completed / max)}
+            y={PAD.top + h * (1 - b.value / max)}
+            height={h * (b.value / max)}
           >
-            <title>{`${t.week}: ${t.completed}`}</title>
+            <title>{b.title}</title>
           </rect>
           <text className="chart-label" x={PAD.left + i * bw + bw / 2} y={H - 10} textAnchor="middle">
-            {t.week.slice(5)}
+            {b.week.slice(5)}
           </text>
         </g>
       ))}
     </svg>
+  );
+}
+
+export function ThroughputChart({ throughput }: { throughput: Retro['throughput'] }) {
+  return (
+    <WeekBars
+      id="throughput-title"
+      title="Tasks completed per week"
+      whole
+      bars={throughput.map((t) => ({ week: t.week, value: t.completed, title: `${t.week}: ${t.completed}` }))}
+    />
   );
 }
 

@@ -1,5 +1,6 @@
-// The Flow page: the daily (what moved in the last day, what is stuck) and the retro over a window
-// (throughput, cycle time, cumulative flow, time blocked), from cos_task_daily and cos_task_retro.
+// The Flow page: the daily (what moved in the last day, what is stuck), the retro over a window
+// (throughput, cycle time, cumulative flow, time blocked), from cos_task_daily and cos_task_retro, and
+// what the agents' work cost over the same window (cos_cost_report).
 import { ErrorNotice } from '../../components/error-notice.tsx';
 import { ModuleGate } from '../../components/module-gate.tsx';
 import { Page } from '../../components/page.tsx';
@@ -7,6 +8,7 @@ import { Link, navigate, useLocation, withParams } from '../../lib/router.tsx';
 import { useQuery } from '../../lib/use-query.ts';
 import { type Daily, loadDaily, loadRetro, type Retro } from './api.ts';
 import { CumulativeFlow, CycleScatter, FlowLegend, ThroughputChart } from './charts.tsx';
+import { FlowCosts } from './flow-costs.tsx';
 
 const WEEKS = [2, 4, 8, 13] as const;
 
@@ -185,6 +187,8 @@ export default function FlowPage() {
           <ErrorNotice error={retro.state.error} onRetry={retro.reload} />
         ) : null}
         {retro.state.value ? <RetroView retro={retro.state.value.data} /> : null}
+        <h2>What agents cost</h2>
+        {retro.state.value ? <FlowCosts weeks={retro.state.value.data.throughput} /> : null}
       </ModuleGate>
     </Page>
   );
