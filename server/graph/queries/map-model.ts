@@ -426,7 +426,12 @@ export function computeMap(db: Db): MapModel {
     if (a === undefined || b === undefined || a === b) continue;
     (isContains ? contains : ref).push(a * n + b);
   }
-  let pairs = [...new Set(ref)].sort((x, y) => x - y);
+  // A typed array sorts numerically without a comparator call per step (several times faster here).
+  const sorted = Float64Array.from(ref).sort();
+  let unique = 0;
+  for (let j = 0; j < sorted.length; j++)
+    if (j === 0 || sorted[j] !== sorted[j - 1]) sorted[unique++] = sorted[j]!;
+  let pairs = sorted.subarray(0, unique);
   if (pairs.length > MAP_LIMITS.edges) {
     pairs = pairs.slice(0, MAP_LIMITS.edges);
     capped = true;
