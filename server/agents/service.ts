@@ -7,7 +7,8 @@ import { parseTaskId } from '../board/model.ts';
 import type { Config } from '../config.ts';
 import type { Db } from '../db/open.ts';
 import type { EventBus } from '../events/bus.ts';
-import { answerFor, type HookAnswer } from '../hooks/answer.ts';
+import { sessionMap } from '../graph/queries/overview.ts';
+import { answerFor, type HookAnswer, withContext } from '../hooks/answer.ts';
 import { type NormalizedEvent, normalizeHookPayload } from '../hooks/normalize.ts';
 import { createRedactor } from '../hooks/redact.ts';
 import { HookSettingsStore } from '../hooks/settings.ts';
@@ -70,7 +71,8 @@ export interface AgentsService {
   readonly registry: AgentRegistry;
   readonly paths: RepoPaths;
   /** Takes one hook payload and answers it in the client's own output format. Throws HookPayloadError. */
-  ingest(body: unknown, clientHint: string | undefined): HookAnswer;
+  /** The client's hook output; a promise on SessionStart, which waits a bounded moment for the map. */
+  ingest(body: unknown, clientHint: string | undefined): HookAnswer | Promise<HookAnswer>;
   agents(opts?: { includeEnded?: boolean }): AgentView[];
   counts(): LifecycleCounts;
   /** Whether the agent behind an agent_session (hook session, MCP session or the session an MCP one names) is here. */
@@ -465,7 +467,15 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
       (services as Partial<HubServices>).costs?.observe(ev);
       // The agent's waiting messages ride on this answer when it can carry them (server/messages/).
       const answer = answerFor(ev, conflict);
-      return (services as Partial<HubServices>).messages?.intoAnswer(ev, answer) ?? answer;
+      const finish = (a: HookAnswer) => (services as Partial<HubServices>).messages?.intoAnswer(ev, a) ?? a;
+      // SessionStart also offers the repository map (server/graph/queries/overview.ts), waiting a
+      // bounded moment for one not computed yet; any failure answers without it.
+      if (ev.kind === 'session_start' && current.map && modules.isEnabled('graph'))
+        return sessionMap(db).then(
+          (map) => finish(map === null ? answer : (withContext(ev, answer, map) ?? answer)),
+          () => finish(answer),
+        );
+      return finish(answer);
     },
     agents(opts = {}) {
       return listAgents(presenceDeps, { includeEnded: opts.includeEnded ?? false });

@@ -34,6 +34,10 @@ export const HookSettingsSchema = Type.Object(
       'how recent another agent’s edit must be to count as a conflict',
       24 * 60,
     ),
+    map: Type.Boolean({
+      description:
+        'offer the repository map (communities, most depended-on symbols; about 1,000 tokens) at SessionStart',
+    }),
   },
   { additionalProperties: false },
 );
@@ -46,6 +50,7 @@ export const DEFAULT_HOOK_SETTINGS: HookSettings = {
   agent_timeout_minutes: 30,
   claim_grace_minutes: 30,
   conflict_window_minutes: 15,
+  map: true,
 };
 
 export const HookSettingsPatchSchema = Type.Partial(HookSettingsSchema, { additionalProperties: false });

@@ -47,14 +47,14 @@ export function registerHookRoutes(app: FastifyInstance, hub: Hub): void {
         },
       },
     },
-    (request, reply) => {
+    async (request, reply) => {
       if (!hub.modules.isEnabled('observability')) return reply.send({});
       // Taking an event writes it to hub.db: not to one deleted, replaced or damaged under the hub.
       const refused = hub.status.writesRefused();
       if (refused) return sendError(reply, 'unavailable', refused, { retryable: false });
       try {
         const client = (request.query as { client?: string }).client;
-        return reply.send(hub.services.agents.ingest(request.body, client));
+        return reply.send(await hub.services.agents.ingest(request.body, client));
       } catch (err) {
         if (err instanceof HookPayloadError) return sendError(reply, 'validation', err.message);
         const errorId = newErrorId();

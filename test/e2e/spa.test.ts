@@ -10,6 +10,7 @@ import { ensureSpaBuilt, launchChromium, openPage, screenshot, settle } from './
 const PAGES = [
   { path: '/board', title: 'Board', shot: 'board' },
   { path: '/graph', title: 'Graph', shot: 'graph' },
+  { path: '/map', title: 'Map', shot: 'map-empty' },
   { path: '/search', title: 'Search', shot: 'search' },
   { path: '/activity', title: 'Activity', shot: 'activity' },
   { path: '/settings', title: 'Health & Settings', shot: 'settings' },

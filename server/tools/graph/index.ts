@@ -1,5 +1,6 @@
 // The query tools of issue 6, and the indexer's own reindex tool beside them.
 import type { AnyTool } from '../define.ts';
+import { graphCommunitiesTool } from './communities.ts';
 import { graphContextTool } from './context.ts';
 import { graphCyclesTool } from './cycles.ts';
 import { graphDeadCodeTool } from './dead-code.ts';
@@ -7,7 +8,9 @@ import { graphDetectChangesTool } from './detect-changes.ts';
 import { graphDoctorTool } from './doctor.ts';
 import { graphExportTool } from './export.ts';
 import { graphImpactTool } from './impact.ts';
+import { graphOverviewTool } from './overview.ts';
 import { graphPathTool } from './path.ts';
+import { graphRankingTool } from './ranking.ts';
 import { graphReferencesTool } from './references.ts';
 import { graphReindexTool } from './reindex.ts';
 import { graphRenamePlanTool } from './rename-plan.ts';
@@ -32,6 +35,9 @@ export const graphTools: AnyTool[] = [
   graphCyclesTool,
   graphDeadCodeTool,
   graphStatsTool,
+  graphOverviewTool,
+  graphCommunitiesTool,
+  graphRankingTool,
   graphDoctorTool,
   graphReindexTool,
 ];

@@ -24,6 +24,12 @@ export const ROUTES: PageRoute[] = [
     component: lazy(() => import('../features/graph/graph-page.tsx')),
   },
   {
+    path: '/map',
+    label: 'Map',
+    key: 'm',
+    component: lazy(() => import('../features/map/map-page.tsx')),
+  },
+  {
     path: '/search',
     label: 'Search',
     key: 's',

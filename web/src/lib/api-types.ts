@@ -769,6 +769,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/graph/overview": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Repository map
+         * @description The repository's map in under 2,000 tokens: languages and size, API surface, entry points, largest communities, most depended-on symbols, and the calls to go deeper.
+         */
+        get: operations["graphOverview"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/communities": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Communities of code
+         * @description Groups of code that belong together (Louvain on the reference graph, deterministic), largest first: name, size, central symbols, linked groups. community pages one group.
+         */
+        get: operations["graphCommunities"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/ranking": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Symbols by importance
+         * @description Symbols and files by importance (PageRank on the reference graph), personalised by query when given: what the symbols it names lean on. Externals left out unless external.
+         */
+        get: operations["graphRanking"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/graph/doctor": {
         parameters: {
             query?: never;
@@ -6758,6 +6818,342 @@ export interface operations {
             };
         };
     };
+    graphOverview: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            size: {
+                                files: number;
+                                nodes: number;
+                                edges: number;
+                            };
+                            languages: {
+                                language: string;
+                                files: number;
+                                bytes: number;
+                            }[];
+                            api_surface: {
+                                total: number;
+                                routes: {
+                                    method: string;
+                                    path: string;
+                                    handler: string | null;
+                                    file: string | null;
+                                }[];
+                            } | null;
+                            entry_points: {
+                                total: number;
+                                items: {
+                                    uid: string;
+                                    label: string;
+                                    kind: string;
+                                    file: string | null;
+                                }[];
+                            } | null;
+                            communities: {
+                                id: number;
+                                name: string;
+                                size: number;
+                                central: {
+                                    uid: string;
+                                    label: string;
+                                    kind: string;
+                                }[];
+                                links: {
+                                    community: number;
+                                    weight: number;
+                                }[];
+                            }[];
+                            communities_total: number;
+                            modularity: number;
+                            most_depended_on: {
+                                uid: string;
+                                label: string;
+                                kind: string;
+                                file: string | null;
+                                in_degree: number;
+                                score: number;
+                            }[];
+                            /** @description tool calls that go deeper */
+                            next: string[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphCommunities: {
+        parameters: {
+            query?: {
+                level?: "file" | "symbol";
+                /** @description an id: its members, paged */
+                community?: number;
+                limit?: number;
+                /** @description meta.next_cursor */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            level: string;
+                            modularity: number;
+                            /** @description communities (or members of the one asked for) */
+                            total_count: number;
+                            /** @description nodes with no edge at this level, in no community */
+                            isolated: number;
+                            communities: {
+                                id: number;
+                                name: string;
+                                folder: string;
+                                size: number;
+                                central: {
+                                    uid: string;
+                                    label: string;
+                                    kind: string;
+                                }[];
+                                /** @description uids, most important first */
+                                members: string[];
+                                links: {
+                                    community: number;
+                                    weight: number;
+                                }[];
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphRanking: {
+        parameters: {
+            query?: {
+                query?: string;
+                kind?: "folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external";
+                external?: boolean;
+                limit?: number;
+                /** @description meta.next_cursor */
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            total_count: number;
+                            results: {
+                                uid: string;
+                                kind: string;
+                                label: string;
+                                file_path: string | null;
+                                /** @description rank over the average (1 = average) */
+                                score: number;
+                                /** @description distinct nodes that reference it */
+                                in_degree: number;
+                            }[];
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
     graphDoctor: {
         parameters: {
             query?: never;
@@ -9635,6 +10031,8 @@ export interface operations {
                                 claim_grace_minutes: number;
                                 /** @description how recent another agent’s edit must be to count as a conflict */
                                 conflict_window_minutes: number;
+                                /** @description offer the repository map (communities, most depended-on symbols; about 1,000 tokens) at SessionStart */
+                                map: boolean;
                             };
                             /** @description why hooks.json was ignored, if it was */
                             load_error: string | null;
@@ -9719,6 +10117,8 @@ export interface operations {
                     claim_grace_minutes?: number;
                     /** @description how recent another agent’s edit must be to count as a conflict */
                     conflict_window_minutes?: number;
+                    /** @description offer the repository map (communities, most depended-on symbols; about 1,000 tokens) at SessionStart */
+                    map?: boolean;
                 };
             };
         };
@@ -9742,6 +10142,8 @@ export interface operations {
                                 claim_grace_minutes: number;
                                 /** @description how recent another agent’s edit must be to count as a conflict */
                                 conflict_window_minutes: number;
+                                /** @description offer the repository map (communities, most depended-on symbols; about 1,000 tokens) at SessionStart */
+                                map: boolean;
                             };
                             /** @description why hooks.json was ignored, if it was */
                             load_error: string | null;

@@ -40,6 +40,7 @@ describe('over MCP', () => {
     const { tools } = await client.listTools();
     const graph = tools.filter((x) => x.name.startsWith('cos_graph_')).map((x) => x.name);
     assert.deepEqual(graph.sort(), [
+      'cos_graph_communities',
       'cos_graph_context',
       'cos_graph_cycles',
       'cos_graph_dead_code',
@@ -47,7 +48,9 @@ describe('over MCP', () => {
       'cos_graph_doctor',
       'cos_graph_export',
       'cos_graph_impact',
+      'cos_graph_overview',
       'cos_graph_path',
+      'cos_graph_ranking',
       'cos_graph_references',
       'cos_graph_reindex',
       'cos_graph_rename_plan',

@@ -72,6 +72,15 @@ export function HooksPanel() {
             />{' '}
             Keep prompt text (redacted); otherwise only its length and SHA-256
           </label>
+          <label>
+            <input
+              type="checkbox"
+              checked={s.map}
+              disabled={busy}
+              onChange={(e) => save({ map: e.currentTarget.checked })}
+            />{' '}
+            Offer the repository map (about 1,000 tokens) to agents at session start
+          </label>
           {minutes('agent_timeout_minutes', 'An agent silent for')}
           <span className="muted">counts as gone.</span>
           {minutes('claim_grace_minutes', 'Its claimed task can be reclaimed after')}
