@@ -1476,7 +1476,8 @@ export interface components {
             envelope_unshrinkable?: boolean;
             next_cursor?: string | null;
             next_offset?: number | null;
-            resolved_from?: string;
+            /** @description How a node argument became a graph node: direct (the uid), path_prefix (a repository path), exact_unique (the one symbol of that exact name), fuzzy_fts5 (full-text fallback: verify it). */
+            resolved_from?: "direct" | "path_prefix" | "exact_unique" | "fuzzy_fts5";
         } & {
             [key: string]: number;
         };
