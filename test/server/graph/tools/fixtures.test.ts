@@ -141,8 +141,11 @@ describe('context', () => {
         file_path: 'src/app.ts',
         line: 6,
         confidence: 1,
+        count: 1,
+        lines: [6],
       },
     ]);
+    assert.deepEqual(data.neighbour_counts, data.edge_counts, 'one site per neighbour here');
     assert.equal(data.source.start_line, 5);
     assert.equal(data.source.end_line, 14);
     assert.match(data.source.text, /^export class Calculator \{/);
