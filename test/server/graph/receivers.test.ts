@@ -1,0 +1,313 @@
+// Object-literal methods and receivers the graph follows through declared types (issue 31): `const api =
+// { get() {…}, post: () => … }` gives methods `api.get`, `api.post` that own their calls and that
+// `api.get()` reaches (from other files too); `this.cache.store.get()`, `getStore().get()`,
+// `makeCache().lookup()`, `this.repo().find()` and an imported `defaultStore.get()` reach the method
+// where the fields and return types are declared, in whichever file declares them; where no type is
+// declared the call stays unresolved rather than guessed. Written as such code is: an API client
+// object `satisfies` its shape, a CommonJS handlers object in JavaScript, a service over a base class.
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { type GraphHub, graphHub } from './tools/support.ts';
+
+let dir: string;
+let g: GraphHub;
+
+const FILES: Record<string, string> = {
+  'src/client/api.ts': `import type { ApiShape } from './shape';
+
+const BASE = process.env.API_URL ?? 'http://localhost:3000';
+
+export const api = {
+  async get<T>(path: string): Promise<T> {
+    return (await api.request('GET', path)) as T;
+  },
+  post: async (path: string, body: unknown) => api.request('POST', path, body),
+  request: async function (method: string, path: string, body?: unknown) {
+    const res = await fetch(BASE + path, { method, body: JSON.stringify(body) });
+    if (!res.ok) this.fail(res.status);
+    return res.json();
+  },
+  fail(status: number): never {
+    throw new Error(\`HTTP \${status}\`);
+  },
+  users: {
+    list: () => api.get('/users'),
+  },
+} satisfies ApiShape;
+`,
+  'src/client/shape.ts': `export interface ApiShape {
+  get(path: string): Promise<unknown>;
+}
+`,
+  'src/pages/users.ts': `import { api } from '../client/api';
+
+export async function loadUsers() {
+  const all = await api.users.list();
+  await api.post('/audit', { seen: all });
+  return all;
+}
+`,
+  'src/legacy/handlers.js': `function track(name, target) {
+  return [name, target];
+}
+
+const handlers = {
+  onClick(e) {
+    track('click', e.target);
+    this.onHover(e);
+  },
+  onHover: function (e) {
+    track('hover', e.target);
+  },
+};
+
+function wire(el) {
+  el.addEventListener('click', (e) => handlers.onClick(e));
+}
+
+module.exports = { handlers, wire };
+`,
+  'src/db/store.ts': `export class Store {
+  get(key: string): string | undefined {
+    return this.data.get(key);
+  }
+  put(key: string, value: string): void {
+    this.data.set(key, value);
+  }
+  private data = new Map<string, string>();
+}
+
+export class Cache {
+  store: Store = new Store();
+  lookup(key: string) {
+    return this.store.get(key);
+  }
+}
+
+export class Repo {
+  find(id: string) {
+    return id;
+  }
+}
+
+export function getStore(): Store {
+  return new Store();
+}
+
+export const makeCache = (): Cache => new Cache();
+
+export const defaultStore: Store = new Store();
+
+export function getAny() {
+  return new Store();
+}
+
+export function make<T>(f: () => T): T {
+  return f();
+}
+
+export async function openStore(): Promise<Store> {
+  return new Store();
+}
+`,
+  'src/db/base.ts': `import { Cache } from './store';
+
+export abstract class BaseService {
+  protected cache: Cache = new Cache();
+}
+`,
+  'src/service.ts': `import { BaseService } from './db/base';
+import * as db from './db/store';
+import { defaultStore, getAny, getStore, makeCache, make, Repo, Store } from './db/store';
+
+export class Service extends BaseService {
+  constructor(private readonly repos: Map<string, Repo>) {
+    super();
+  }
+
+  repo(): Repo {
+    return this.repos.get('main') ?? new Repo();
+  }
+
+  run(raw: unknown) {
+    this.cache.store.get('a');
+    getStore().put('b', 'c');
+    makeCache().lookup('d');
+    this.repo().find('e');
+    db.getStore().get('f');
+    defaultStore.get('g');
+    (raw as Store).put('h', 'i');
+    new db.Cache().store.put('j', 'k');
+    getAny().get('l');
+    make(() => new Store()).get('m');
+  }
+}
+`,
+};
+
+before(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'cos-receivers-'));
+  for (const [path, text] of Object.entries(FILES)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  g = await graphHub(dir);
+});
+after(async () => {
+  await g.close();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+interface Edge {
+  source: string;
+  target: string;
+  line: number;
+  confidence: number;
+}
+const calls = (where: string, ...args: unknown[]): Edge[] =>
+  g.hub.db
+    .prepare(
+      `SELECT s.uid AS source, t.uid AS target, e.line, e.confidence FROM graph_edges e
+       JOIN graph_nodes s ON s.id = e.source_id JOIN graph_nodes t ON t.id = e.target_id
+       WHERE e.edge_type = 'calls' AND ${where} ORDER BY e.line, e.col`,
+    )
+    .all(...args) as Edge[];
+const node = (uid: string) =>
+  g.hub.db.prepare('SELECT uid, kind, label, start_line, end_line FROM graph_nodes WHERE uid = ?').get(uid) as
+    | { uid: string; kind: string; label: string; start_line: number; end_line: number }
+    | undefined;
+const parentOf = (uid: string) =>
+  g.hub.db
+    .prepare(
+      `SELECT s.uid FROM graph_edges e JOIN graph_nodes s ON s.id = e.source_id JOIN graph_nodes t ON t.id = e.target_id
+       WHERE e.edge_type = 'contains' AND t.uid = ?`,
+    )
+    .pluck()
+    .get(uid);
+
+const API = 'code:constant:src/client/api.ts::api';
+const m = (path: string, qname: string) => `code:method:${path}::${qname}`;
+
+describe('object-literal methods', () => {
+  test('each function-valued property is a method under the constant, with its lines', () => {
+    for (const [qname, label, lines] of [
+      ['api.get', 'get', [6, 8]],
+      ['api.post', 'post', [9, 9]],
+      ['api.request', 'request', [10, 14]],
+      ['api.fail', 'fail', [15, 17]],
+      ['api.users.list', 'list', [19, 19]],
+    ] as const) {
+      const n = node(m('src/client/api.ts', qname));
+      assert.ok(n, `${qname} is a node`);
+      assert.equal(n.kind, 'method');
+      assert.equal(n.label, label);
+      assert.deepEqual([n.start_line, n.end_line], lines, qname);
+      assert.equal(parentOf(n.uid), API, `${qname} is contained by the constant`);
+    }
+    assert.equal(node('code:method:src/client/api.ts::api.users'), undefined, 'a nested object is no method');
+  });
+
+  test('calls made in a method are its own, and the object is `this` in a method, not in an arrow', () => {
+    assert.deepEqual(
+      calls('s.uid = ?', m('src/client/api.ts', 'api.request')).map((e) => [e.target, e.confidence]),
+      [
+        ['code:external:fetch', 0.5],
+        ['code:external:(unresolved)::stringify', 0.2],
+        [m('src/client/api.ts', 'api.fail'), 1],
+        ['code:external:(unresolved)::json', 0.2],
+      ],
+    );
+    assert.deepEqual(
+      calls('s.uid = ?', m('src/client/api.ts', 'api.get')).map((e) => e.target),
+      [m('src/client/api.ts', 'api.request')],
+    );
+    assert.deepEqual(
+      calls('s.uid = ?', m('src/client/api.ts', 'api.users.list')).map((e) => e.target),
+      [m('src/client/api.ts', 'api.get')],
+    );
+    assert.deepEqual(calls('s.uid = ?', API), [], 'the constant itself makes no call');
+  });
+
+  test('api.post() and api.users.list() from another file reach the methods', () => {
+    assert.deepEqual(
+      calls("s.uid = 'code:function:src/pages/users.ts::loadUsers'").map((e) => [
+        e.target,
+        e.line,
+        e.confidence,
+      ]),
+      [
+        [m('src/client/api.ts', 'api.users.list'), 4, 1],
+        [m('src/client/api.ts', 'api.post'), 5, 1],
+      ],
+    );
+  });
+
+  test('JavaScript: a handlers object called by an arrow, this.onHover() inside it', () => {
+    const onClick = m('src/legacy/handlers.js', 'handlers.onClick');
+    const onHover = m('src/legacy/handlers.js', 'handlers.onHover');
+    assert.equal(node(onClick)?.kind, 'method');
+    assert.equal(node(onHover)?.kind, 'method');
+    assert.deepEqual(
+      calls('s.uid = ?', onClick).map((e) => e.target),
+      ['code:function:src/legacy/handlers.js::track', onHover],
+    );
+    assert.deepEqual(
+      calls('t.uid = ?', onClick).map((e) => [e.source, e.line]),
+      [['code:function:src/legacy/handlers.js::wire', 16]],
+    );
+  });
+
+  test('a qualified name of one method resolves exactly', async () => {
+    const d = await g.data('cos_graph_context', { node: 'api.users.list' });
+    assert.equal(d.node.uid, m('src/client/api.ts', 'api.users.list'));
+    assert.equal(d.meta.resolved_from, 'exact_unique');
+  });
+});
+
+describe('receivers followed through declared types', () => {
+  const RUN = 'code:method:src/service.ts::Service.run';
+  const at = (line: number) =>
+    calls('s.uid = ? AND e.line = ?', RUN, line)
+      .filter((e) => !e.target.startsWith('code:function:'))
+      .map((e) => [e.target, e.confidence]);
+  const store = (name: string) => [m('src/db/store.ts', `Store.${name}`), 0.9];
+
+  test('this.cache.store.get(): a field declared in a base class of another file, then its field', () => {
+    assert.deepEqual(at(15), [store('get')]);
+  });
+
+  test('a call result: getStore().put(), makeCache().lookup(), this.repo().find(), db.getStore().get()', () => {
+    assert.deepEqual(at(16), [store('put')]);
+    assert.deepEqual(at(17), [[m('src/db/store.ts', 'Cache.lookup'), 0.9]]);
+    assert.deepEqual(at(18), [
+      [m('src/service.ts', 'Service.repo'), 1],
+      [m('src/db/store.ts', 'Repo.find'), 0.9],
+    ]);
+    assert.deepEqual(at(19), [store('get')]);
+    // The functions themselves are called too, exactly.
+    assert.deepEqual(
+      calls('s.uid = ? AND e.line IN (16, 17, 19)', RUN)
+        .filter((e) => e.target.startsWith('code:function:'))
+        .map((e) => [e.target, e.confidence]),
+      [
+        ['code:function:src/db/store.ts::getStore', 1],
+        ['code:function:src/db/store.ts::makeCache', 1],
+        ['code:function:src/db/store.ts::getStore', 1],
+      ],
+    );
+  });
+
+  test('an imported constant with a declared type, a cast, and a field of a constructed object', () => {
+    assert.deepEqual(at(20), [store('get')]);
+    assert.deepEqual(at(21), [store('put')]);
+    assert.deepEqual(at(22), [store('put')]);
+  });
+
+  test('no declared type, a type parameter: unresolved, not guessed', () => {
+    assert.deepEqual(at(23), [['code:external:(unresolved)::get', 0.2]]);
+    assert.deepEqual(at(24), [['code:external:(unresolved)::get', 0.2]]);
+  });
+});
