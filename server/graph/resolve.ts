@@ -643,7 +643,17 @@ export class Resolver {
   private defIn(path: string, qname: string, prefer?: ReadonlySet<NodeKind>): Def | undefined {
     const defs = this.files.get(path)?.defs.get(qname);
     if (!defs?.length) return undefined;
-    if (prefer) for (const d of defs) if (prefer.has(d.kind)) return d;
+    if (prefer) {
+      // A namespace merged with a function or class of its name (`function F` + `namespace F { type T }`)
+      // is called, constructed and typed as the function or class: the module only holds its members.
+      let merged: Def | undefined;
+      for (const d of defs) {
+        if (!prefer.has(d.kind)) continue;
+        if (d.kind !== 'module') return d;
+        merged ??= d;
+      }
+      if (merged) return merged;
+    }
     return defs[0];
   }
 

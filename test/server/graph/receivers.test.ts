@@ -38,6 +38,32 @@ export const api = {
   },
 } satisfies ApiShape;
 `,
+  'src/client/hooks.ts': `export const hooks = {
+  beforeSend(req: Request): Request {
+    return req;
+  },
+};
+`,
+  'src/schema/struct.ts': `export declare namespace StructWithRest {
+  type Fields = Record<string, unknown>;
+}
+
+export interface StructWithRest {
+  readonly fields: StructWithRest.Fields;
+}
+
+export function StructWithRest(fields: StructWithRest.Fields): StructWithRest {
+  return { fields };
+}
+`,
+  'src/schema/use.ts': `import * as Schema from './struct';
+
+export const Meta = Schema.StructWithRest({ a: 1 });
+
+export function describe(s: Schema.StructWithRest): string {
+  return Object.keys(s.fields).join();
+}
+`,
   'src/client/shape.ts': `export interface ApiShape {
   get(path: string): Promise<unknown>;
 }
@@ -260,10 +286,37 @@ describe('object-literal methods', () => {
     );
   });
 
+  test('dead_code: a method nothing calls directly is low confidence, its object may be passed on', async () => {
+    const d = await g.data('cos_graph_dead_code', { path_prefix: 'src/client' });
+    const hook = d.dead.find((x: { uid: string }) => x.uid === m('src/client/hooks.ts', 'hooks.beforeSend'));
+    assert.ok(hook, 'listed');
+    assert.equal(hook.confidence, 'low');
+    assert.ok(hook.reasons.some((r: string) => r.includes('a method of the object hooks')));
+    const listed = d.dead.map((x: { uid: string }) => x.uid);
+    assert.ok(!listed.includes(m('src/client/api.ts', 'api.request')), 'api.request is called');
+  });
+
   test('a qualified name of one method resolves exactly', async () => {
     const d = await g.data('cos_graph_context', { node: 'api.users.list' });
     assert.equal(d.node.uid, m('src/client/api.ts', 'api.users.list'));
     assert.equal(d.meta.resolved_from, 'exact_unique');
+  });
+});
+
+describe('a namespace merged with a function and an interface', () => {
+  test('a call is of the function, a type use of the interface, not the namespace', () => {
+    assert.deepEqual(
+      calls("s.uid = 'code:constant:src/schema/use.ts::Meta'").map((e) => e.target),
+      ['code:function:src/schema/struct.ts::StructWithRest'],
+    );
+    const types = g.hub.db
+      .prepare(
+        `SELECT t.uid FROM graph_edges e JOIN graph_nodes s ON s.id = e.source_id JOIN graph_nodes t ON t.id = e.target_id
+         WHERE e.edge_type = 'has_param_type' AND s.uid = 'code:function:src/schema/use.ts::describe'`,
+      )
+      .pluck()
+      .all();
+    assert.deepEqual(types, ['code:interface:src/schema/struct.ts::StructWithRest']);
   });
 });
 
