@@ -23,10 +23,14 @@ export interface FileRec {
   /** Declared types of fields and module-level values, and return types, by qualified name (FileFacts). */
   fieldTypes?: Record<string, string>;
   returnTypes?: Record<string, string>;
+  valueVia?: Record<string, string[]>;
 }
 
-/** Where a receiver chain stands (viaTarget): an instance of a class or interface, or a function to call. */
-type ChainAt = { at: 'instance' | 'callable'; file: FileRec; qname: string };
+/**
+ * Where a receiver chain stands (viaTarget): an instance of a class or interface, a function to call,
+ * or a promise of the type `qname` names in `file` (what `await` gives).
+ */
+type ChainAt = { at: 'instance' | 'callable' | 'promise'; file: FileRec; qname: string };
 
 export interface ResolvedEdge {
   source: string;
@@ -530,6 +534,15 @@ export class Resolver {
    * in the file that declares it. Undefined as soon as a step has no declared type of the graph.
    */
   private viaTarget(rec: FileRec, via: readonly string[], member: string): Target | undefined {
+    const at = this.chainAt(rec, via, 0);
+    if (at?.at !== 'instance') return undefined;
+    const m = this.member(at.file, at.qname, member, 0);
+    return m ? { ...m, confidence: CONFIDENCE.typedReceiver } : undefined;
+  }
+
+  /** Where `via`, written in `rec`, leads; `depth` bounds values declared through other values. */
+  private chainAt(rec: FileRec, via: readonly string[], depth: number): ChainAt | undefined {
+    if (depth > 4) return undefined;
     const first = via[0]!;
     let at: ChainAt | undefined;
     let i = 1;
@@ -547,22 +560,24 @@ export class Resolver {
         i = 1 + k - base;
         if (d.kind === 'function' || d.kind === 'method') at = { at: 'callable', file, qname: d.qname };
         else if (d.kind === 'constant' || d.kind === 'variable') {
+          // A declared type (`const store: Store`), or the chain it was declared with (`= createStore()`).
           const type = file.fieldTypes?.[d.qname];
-          at = type ? this.instanceOf(file, type) : undefined;
+          const value = type ? undefined : file.valueVia?.[d.qname];
+          at = type ? this.instanceOf(file, type) : value ? this.chainAt(file, value, depth + 1) : undefined;
           if (!at) return undefined;
         } else return undefined;
       }
     }
     for (; at && i < via.length; i++) at = this.chainStep(at, via[i]!);
-    if (at?.at !== 'instance') return undefined;
-    const m = this.member(at.file, at.qname, member, 0);
-    return m ? { ...m, confidence: CONFIDENCE.typedReceiver } : undefined;
+    return at;
   }
 
   private chainStep(at: ChainAt, step: string): ChainAt | undefined {
+    if (step === 'await') return at.at === 'promise' ? this.instanceOf(at.file, at.qname) : at;
     if (step === '()') {
       if (at.at !== 'callable') return undefined;
       const type = at.file.returnTypes?.[at.qname];
+      if (type?.startsWith('Promise<')) return { at: 'promise', file: at.file, qname: type.slice(8, -1) };
       return type ? this.instanceOf(at.file, type) : undefined;
     }
     if (at.at !== 'instance') return undefined;

@@ -76,8 +76,9 @@ export interface Ref {
    * cannot say it: `this.cache.store.get()` → `['T:Service', '.cache', '.store']`, `getStore().get()`
    * → `['N:getStore', '()']`. The first segment is `T:<type>` (an instance of a type named in this file)
    * or `N:<name>` (a value named in this file: a function, a method, an imported constant); then `.x`
-   * (a field, or a method to be called) and `()` (the result of calling it). The called member is the
-   * last part of `name`.
+   * (a field, or a method to be called), `()` (the result of calling it) and `await` (what a promise
+   * gives). A local declared with an expression (`const s = getStore()`) stands for that expression's
+   * chain. The called member is the last part of `name`.
    */
   via?: string[];
 }
@@ -106,8 +107,10 @@ export interface FileFacts {
   bases?: Record<string, string[]>;
   /** Declared type of fields, properties and module-level values, by qualified name (TypeScript). */
   fieldTypes?: Record<string, string>;
-  /** Declared return type of functions and methods, by qualified name (TypeScript). */
+  /** Declared return type of functions and methods, by qualified name (`Promise<T>` kept as such; TypeScript). */
   returnTypes?: Record<string, string>;
+  /** Untyped module-level values declared with a call (`const store = createStore()`): its Ref.via chain. */
+  valueVia?: Record<string, string[]>;
   /** Manifest facts: dependency names declared. */
   deps?: { name: string; version?: string; ecosystem: string; dev?: boolean }[];
 }

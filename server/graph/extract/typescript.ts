@@ -102,7 +102,9 @@ export function extractTypeScript(
     typeRefs(uid, ret, 'returns_type', skip);
     // `(): Store =>`, or an arrow whose body is `new Store(…)`; a type parameter is no type of the graph.
     const type =
-      simpleType(ret) ?? (n.type === 'arrow_function' ? newType(n.childForFieldName('body')) : undefined);
+      promiseType(ret) ??
+      simpleType(ret) ??
+      (n.type === 'arrow_function' ? newType(n.childForFieldName('body')) : undefined);
     if (type && !skip.has(type)) returnTypes.note(sym.qualifiedName, type);
   };
 
@@ -242,7 +244,7 @@ export function extractTypeScript(
       if (isMethod) {
         interfaceMethods.push({ m, qname: `${qname}.${name}`, parent });
         const ret = fnType ? fnType.childForFieldName('return_type') : m.childForFieldName('return_type');
-        returnTypes.note(`${qname}.${name}`, simpleType(ret));
+        returnTypes.note(`${qname}.${name}`, promiseType(ret) ?? simpleType(ret));
       } else if (m.type === 'property_signature')
         fieldTypes.note(`${qname}.${name}`, simpleType(m.childForFieldName('type')));
     }
@@ -285,6 +287,9 @@ export function extractTypeScript(
     }
   };
 
+  /** Untyped module-level values and what they were declared with (`const store = createStore()`). */
+  const moduleValues: { qname: string; value: Node }[] = [];
+
   const variableDecl = (n: Node, prefix: string, parent: string, isConst: boolean) => {
     for (const d of n.namedChildren) {
       if (d?.type !== 'variable_declarator') continue;
@@ -315,6 +320,7 @@ export function extractTypeScript(
         fieldTypes.note(qname, type);
         const obj = objectLiteral(value);
         if (obj) objectMembers(obj, qname, sym.uid, 0);
+        else if (!type && value && !prefix) moduleValues.push({ qname, value });
       }
     }
   };
@@ -569,7 +575,7 @@ export function extractTypeScript(
         } else {
           const type = simpleType(n.childForFieldName('type')) ?? newType(value);
           noteType(nameNode.text, type);
-          bind(home, nameNode.text, { type: type ?? null });
+          bind(home, nameNode.text, type || !value ? { type: type ?? null } : { type: null, init: value });
         }
         break;
       }
@@ -659,7 +665,13 @@ export function extractTypeScript(
         if (local && 'def' in local) return [`N:${local.def}`];
         const type = local ? (local.type ?? varTypes.get(n.text)) : varTypes.get(n.text);
         if (type) return [`T:${type}`];
+        // `const s = getStore(); s.get()`: the value's chain is the expression it was declared with.
+        if (local?.init) return receiverChain(local.init, frame, depth + 1);
         return local ? undefined : [`N:${n.text}`];
+      }
+      case 'await_expression': {
+        const left = receiverChain(n.namedChildren[0] ?? null, frame, depth + 1);
+        return left && [...left, 'await'];
       }
       case 'member_expression': {
         const prop = n.childForFieldName('property');
@@ -686,7 +698,17 @@ export function extractTypeScript(
   const followable = (via: string[]): boolean =>
     via.includes('()') ||
     (via[0]!.startsWith('T:') && via.length > 1) ||
-    (via.length === 1 && via[0]!.startsWith('N:') && importedNames.has(via[0]!.slice(2)));
+    (via.length === 1 &&
+      via[0]!.startsWith('N:') &&
+      (importedNames.has(via[0]!.slice(2)) || valueVia.has(via[0]!.slice(2))));
+  // `export const store = createStore()`: the chain of a module-level value, for calls through it here
+  // and in the files importing it.
+  const valueVia = new Map<string, string[]>();
+  for (const { qname, value } of moduleValues) {
+    const via = receiverChain(value, sweep.file, 0);
+    if (via && (via.includes('()') || via.includes('await'))) valueVia.set(qname, via);
+  }
+  if (valueVia.size) b.facts.valueVia = Object.fromEntries(valueVia);
 
   for (const { node: c, frame } of calls) {
     const from = frame.uid;
@@ -792,6 +814,16 @@ function simpleType(ann: Node | null | undefined): string | undefined {
   if (t?.type === 'generic_type') t = t.childForFieldName('name');
   if (t?.type === 'type_identifier' || t?.type === 'nested_type_identifier') return t.text;
   return undefined;
+}
+
+/** `Promise<Store>` (or `PromiseLike<Store>`) as `Promise<Store>`: what `await` of the call gives is a Store. */
+function promiseType(ann: Node | null | undefined): string | undefined {
+  const t = ann?.type === 'type_annotation' ? ann.namedChildren[0] : ann;
+  if (t?.type !== 'generic_type') return undefined;
+  const name = t.childForFieldName('name')?.text;
+  if (name !== 'Promise' && name !== 'PromiseLike') return undefined;
+  const inner = simpleType(t.childForFieldName('type_arguments')?.namedChildren[0]);
+  return inner ? `Promise<${inner}>` : undefined;
 }
 
 function newType(value: Node | null | undefined): string | undefined {

@@ -138,6 +138,12 @@ export function make<T>(f: () => T): T {
 export async function openStore(): Promise<Store> {
   return new Store();
 }
+
+export async function openCache(): Promise<Cache> {
+  return new Cache();
+}
+
+export const shared = getStore();
 `,
   'src/db/base.ts': `import { Cache } from './store';
 
@@ -147,7 +153,18 @@ export abstract class BaseService {
 `,
   'src/service.ts': `import { BaseService } from './db/base';
 import * as db from './db/store';
-import { defaultStore, getAny, getStore, makeCache, make, Repo, Store } from './db/store';
+import {
+  defaultStore,
+  getAny,
+  getStore,
+  makeCache,
+  make,
+  openCache,
+  openStore,
+  Repo,
+  shared,
+  Store,
+} from './db/store';
 
 export class Service extends BaseService {
   constructor(private readonly repos: Map<string, Repo>) {
@@ -169,6 +186,19 @@ export class Service extends BaseService {
     new db.Cache().store.put('j', 'k');
     getAny().get('l');
     make(() => new Store()).get('m');
+  }
+
+  async boot() {
+    const store = getStore();
+    store.put('n', 'o');
+    const cache = await openCache();
+    cache.lookup('p');
+    const repo = this.repo();
+    repo.find('q');
+    (await openStore()).get('r');
+    shared.get('s');
+    const pending = openStore();
+    pending.get('t');
   }
 }
 `,
@@ -320,29 +350,55 @@ describe('a namespace merged with a function and an interface', () => {
   });
 });
 
+/** The line of `needle` in a fixture file. */
+const lineOf = (path: string, needle: string): number => {
+  const i = FILES[path]!.split('\n').findIndex((l) => l.includes(needle));
+  assert.ok(i >= 0, needle);
+  return i + 1;
+};
+
 describe('receivers followed through declared types', () => {
   const RUN = 'code:method:src/service.ts::Service.run';
-  const at = (line: number) =>
-    calls('s.uid = ? AND e.line = ?', RUN, line)
+  const at = (line: number, from = RUN) =>
+    calls('s.uid = ? AND e.line = ?', from, line)
       .filter((e) => !e.target.startsWith('code:function:'))
       .map((e) => [e.target, e.confidence]);
   const store = (name: string) => [m('src/db/store.ts', `Store.${name}`), 0.9];
+  const on = (needle: string) => at(lineOf('src/service.ts', needle));
+
+  test('a local declared with a call, an awaited promise, a module-level value made by a call', () => {
+    const BOOT = 'code:method:src/service.ts::Service.boot';
+    const onBoot = (needle: string) => at(lineOf('src/service.ts', needle), BOOT);
+    assert.deepEqual(onBoot("store.put('n'"), [store('put')]);
+    assert.deepEqual(onBoot("cache.lookup('p')"), [[m('src/db/store.ts', 'Cache.lookup'), 0.9]]);
+    assert.deepEqual(onBoot("repo.find('q')"), [[m('src/db/store.ts', 'Repo.find'), 0.9]]);
+    assert.deepEqual(onBoot("(await openStore()).get('r')"), [store('get')]);
+    assert.deepEqual(onBoot("shared.get('s')"), [store('get')]);
+    // A promise not awaited has no get().
+    assert.deepEqual(onBoot("pending.get('t')"), [['code:external:(unresolved)::get', 0.2]]);
+  });
 
   test('this.cache.store.get(): a field declared in a base class of another file, then its field', () => {
-    assert.deepEqual(at(15), [store('get')]);
+    assert.deepEqual(on("this.cache.store.get('a')"), [store('get')]);
   });
 
   test('a call result: getStore().put(), makeCache().lookup(), this.repo().find(), db.getStore().get()', () => {
-    assert.deepEqual(at(16), [store('put')]);
-    assert.deepEqual(at(17), [[m('src/db/store.ts', 'Cache.lookup'), 0.9]]);
-    assert.deepEqual(at(18), [
+    assert.deepEqual(on("getStore().put('b'"), [store('put')]);
+    assert.deepEqual(on("makeCache().lookup('d')"), [[m('src/db/store.ts', 'Cache.lookup'), 0.9]]);
+    assert.deepEqual(on("this.repo().find('e')"), [
       [m('src/service.ts', 'Service.repo'), 1],
       [m('src/db/store.ts', 'Repo.find'), 0.9],
     ]);
-    assert.deepEqual(at(19), [store('get')]);
+    assert.deepEqual(on("db.getStore().get('f')"), [store('get')]);
     // The functions themselves are called too, exactly.
     assert.deepEqual(
-      calls('s.uid = ? AND e.line IN (16, 17, 19)', RUN)
+      calls(
+        's.uid = ? AND e.line IN (?, ?, ?)',
+        RUN,
+        lineOf('src/service.ts', "getStore().put('b'"),
+        lineOf('src/service.ts', "makeCache().lookup('d')"),
+        lineOf('src/service.ts', "db.getStore().get('f')"),
+      )
         .filter((e) => e.target.startsWith('code:function:'))
         .map((e) => [e.target, e.confidence]),
       [
@@ -354,13 +410,13 @@ describe('receivers followed through declared types', () => {
   });
 
   test('an imported constant with a declared type, a cast, and a field of a constructed object', () => {
-    assert.deepEqual(at(20), [store('get')]);
-    assert.deepEqual(at(21), [store('put')]);
-    assert.deepEqual(at(22), [store('put')]);
+    assert.deepEqual(on("defaultStore.get('g')"), [store('get')]);
+    assert.deepEqual(on("(raw as Store).put('h'"), [store('put')]);
+    assert.deepEqual(on("new db.Cache().store.put('j'"), [store('put')]);
   });
 
   test('no declared type, a type parameter: unresolved, not guessed', () => {
-    assert.deepEqual(at(23), [['code:external:(unresolved)::get', 0.2]]);
-    assert.deepEqual(at(24), [['code:external:(unresolved)::get', 0.2]]);
+    assert.deepEqual(on("getAny().get('l')"), [['code:external:(unresolved)::get', 0.2]]);
+    assert.deepEqual(on("make(() => new Store()).get('m')"), [['code:external:(unresolved)::get', 0.2]]);
   });
 });
