@@ -6,10 +6,12 @@
 // declared the call stays unresolved rather than guessed. Written as such code is: an API client
 // object `satisfies` its shape, a CommonJS handlers object in JavaScript, a service over a base class.
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { openDatabase } from '../../../server/db/open.ts';
+import { Indexer } from '../../../server/graph/indexer.ts';
 import { type GraphHub, graphHub } from './tools/support.ts';
 
 let dir: string;
@@ -418,5 +420,50 @@ describe('receivers followed through declared types', () => {
   test('no declared type, a type parameter: unresolved, not guessed', () => {
     assert.deepEqual(on("getAny().get('l')"), [['code:external:(unresolved)::get', 0.2]]);
     assert.deepEqual(on("make(() => new Store()).get('m')"), [['code:external:(unresolved)::get', 0.2]]);
+  });
+});
+
+describe('chains and the files they go through, incrementally', () => {
+  test('a changed return type re-resolves its importers; a restarted indexer reads the types back', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cos-receivers-inc-'));
+    const repo = join(dir, 'repo');
+    const w = (path: string, text: string) => {
+      mkdirSync(join(repo, path, '..'), { recursive: true });
+      writeFileSync(join(repo, path), text);
+    };
+    w(
+      'src/stores.ts',
+      `export class Store {\n  get(k: string) {\n    return k;\n  }\n}\nexport class Cache {\n  get(k: string) {\n    return k;\n  }\n}\nexport function open(): Store {\n  return new Store();\n}\n`,
+    );
+    w(
+      'src/use.ts',
+      `import { open } from './stores';\n\nexport function read() {\n  const s = open();\n  return s.get('a');\n}\n`,
+    );
+    const db = openDatabase(join(dir, 'hub.db'));
+    const target = () =>
+      db
+        .prepare(
+          `SELECT t.uid FROM graph_edges e JOIN graph_nodes s ON s.id = e.source_id JOIN graph_nodes t ON t.id = e.target_id
+           WHERE e.edge_type = 'calls' AND s.uid = 'code:function:src/use.ts::read' AND e.line = 5`,
+        )
+        .pluck()
+        .all();
+    try {
+      await new Indexer({ repo, db }).run({});
+      assert.deepEqual(target(), ['code:method:src/stores.ts::Store.get']);
+      w(
+        'src/stores.ts',
+        readFileSync(join(repo, 'src/stores.ts'), 'utf8').replace('open(): Store', 'open(): Cache'),
+      );
+      await new Indexer({ repo, db }).run({ paths: ['src/stores.ts'] });
+      assert.deepEqual(target(), ['code:method:src/stores.ts::Cache.get']);
+      // A new indexer (a restarted thread) knows stores.ts only from the database: its facts hold the types.
+      w('src/use.ts', `${readFileSync(join(repo, 'src/use.ts'), 'utf8')}// touched\n`);
+      await new Indexer({ repo, db }).run({ paths: ['src/use.ts'] });
+      assert.deepEqual(target(), ['code:method:src/stores.ts::Cache.get']);
+    } finally {
+      db.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
