@@ -193,6 +193,9 @@ export class Indexer {
     };
     if (facts.pkg !== undefined) rec.pkg = facts.pkg;
     if (facts.bases) rec.bases = facts.bases;
+    if (facts.fieldTypes) rec.fieldTypes = facts.fieldTypes;
+    if (facts.returnTypes) rec.returnTypes = facts.returnTypes;
+    if (facts.valueVia) rec.valueVia = facts.valueVia;
     if (facts.deps) rec.deps = facts.deps.map((d) => d.name);
     return rec;
   }

@@ -20,7 +20,17 @@ export interface FileRec {
   reexports: ReExport[];
   pkg?: string;
   bases?: Record<string, string[]>;
+  /** Declared types of fields and module-level values, and return types, by qualified name (FileFacts). */
+  fieldTypes?: Record<string, string>;
+  returnTypes?: Record<string, string>;
+  valueVia?: Record<string, string[]>;
 }
+
+/**
+ * Where a receiver chain stands (viaTarget): an instance of a class or interface, a function to call,
+ * or a promise of the type `qname` names in `file` (what `await` gives).
+ */
+type ChainAt = { at: 'instance' | 'callable' | 'promise'; file: FileRec; qname: string };
 
 export interface ResolvedEdge {
   source: string;
@@ -461,6 +471,10 @@ export class Resolver {
     const head = parts[0];
     const last = parts[parts.length - 1] ?? ref.name;
     if (!head) return this.unresolved(last);
+    if (ref.via) {
+      const t = this.viaTarget(rec, ref.via, last);
+      if (t) return t;
+    }
 
     // this.x() / self.x(): a member of the enclosing class or of its bases.
     if ((head === 'this' || head === 'self') && ref.cls) {
@@ -514,6 +528,88 @@ export class Resolver {
     };
   }
 
+  /**
+   * `this.cache.store.get()`, `getStore().get()`, `makeCache().lookup()`: the receiver followed through
+   * the declared types the files record (a field's type, a function's return type), each name resolved
+   * in the file that declares it. Undefined as soon as a step has no declared type of the graph.
+   */
+  private viaTarget(rec: FileRec, via: readonly string[], member: string): Target | undefined {
+    const at = this.chainAt(rec, via, 0);
+    if (at?.at !== 'instance') return undefined;
+    const m = this.member(at.file, at.qname, member, 0);
+    return m ? { ...m, confidence: CONFIDENCE.typedReceiver } : undefined;
+  }
+
+  /** Where `via`, written in `rec`, leads; `depth` bounds values declared through other values. */
+  private chainAt(rec: FileRec, via: readonly string[], depth: number): ChainAt | undefined {
+    if (depth > 4) return undefined;
+    const first = via[0]!;
+    let at: ChainAt | undefined;
+    let i = 1;
+    if (first.startsWith('T:')) at = this.instanceOf(rec, first.slice(2));
+    else {
+      // A name and the property reads after it, as far as they name a definition (`s.getStore`, `api.make`).
+      const parts = first.slice(2).split('.');
+      const base = parts.length;
+      while (i < via.length && via[i]!.startsWith('.')) parts.push(via[i++]!.slice(1));
+      for (let k = parts.length; k >= base && !at; k--) {
+        const d = this.lookupName(rec, parts.slice(0, k), VALUE_KINDS, 0);
+        if (!d || 'stub' in d) continue;
+        const file = this.files.get(d.file);
+        if (!file) continue;
+        i = 1 + k - base;
+        if (d.kind === 'function' || d.kind === 'method') at = { at: 'callable', file, qname: d.qname };
+        else if (d.kind === 'constant' || d.kind === 'variable') {
+          // A declared type (`const store: Store`), or the chain it was declared with (`= createStore()`).
+          const type = file.fieldTypes?.[d.qname];
+          const value = type ? undefined : file.valueVia?.[d.qname];
+          at = type ? this.instanceOf(file, type) : value ? this.chainAt(file, value, depth + 1) : undefined;
+          if (!at) return undefined;
+        } else return undefined;
+      }
+    }
+    for (; at && i < via.length; i++) at = this.chainStep(at, via[i]!);
+    return at;
+  }
+
+  private chainStep(at: ChainAt, step: string): ChainAt | undefined {
+    if (step === 'await') return at.at === 'promise' ? this.instanceOf(at.file, at.qname) : at;
+    if (step === '()') {
+      if (at.at !== 'callable') return undefined;
+      const type = at.file.returnTypes?.[at.qname];
+      if (type?.startsWith('Promise<')) return { at: 'promise', file: at.file, qname: type.slice(8, -1) };
+      return type ? this.instanceOf(at.file, type) : undefined;
+    }
+    if (at.at !== 'instance') return undefined;
+    return this.memberOf(at.file, at.qname, step.slice(1), 0);
+  }
+
+  /** The class or interface a type name written in `rec` stands for. */
+  private instanceOf(rec: FileRec, type: string): ChainAt | undefined {
+    const d = this.lookupName(rec, type.split('.'), TYPE_KINDS, 0);
+    if (!d || 'stub' in d || (d.kind !== 'class' && d.kind !== 'interface')) return undefined;
+    const file = this.files.get(d.file);
+    return file ? { at: 'instance', file, qname: d.qname } : undefined;
+  }
+
+  /** Member `name` of class `cls` in `rec` (its bases searched): a typed field's instance, or a method. */
+  private memberOf(rec: FileRec, cls: string, name: string, depth: number): ChainAt | undefined {
+    const q = `${cls}.${name}`;
+    const type = rec.fieldTypes?.[q];
+    if (type) return this.instanceOf(rec, type);
+    if (this.defIn(rec.path, q, METHOD_KIND)?.kind === 'method')
+      return { at: 'callable', file: rec, qname: q };
+    if (depth > 5) return undefined;
+    for (const base of rec.bases?.[cls] ?? []) {
+      const b = this.lookupName(rec, base.split('.'), TYPE_KINDS, 0);
+      if (!b || 'stub' in b) continue;
+      const bf = this.files.get(b.file);
+      const hit = bf ? this.memberOf(bf, b.qname, name, depth + 1) : undefined;
+      if (hit) return hit;
+    }
+    return undefined;
+  }
+
   private unresolvedFound(name: string): { stub: StubNode; confidence: number } {
     return this.unresolved(name) as { stub: StubNode; confidence: number };
   }
@@ -562,7 +658,17 @@ export class Resolver {
   private defIn(path: string, qname: string, prefer?: ReadonlySet<NodeKind>): Def | undefined {
     const defs = this.files.get(path)?.defs.get(qname);
     if (!defs?.length) return undefined;
-    if (prefer) for (const d of defs) if (prefer.has(d.kind)) return d;
+    if (prefer) {
+      // A namespace merged with a function or class of its name (`function F` + `namespace F { type T }`)
+      // is called, constructed and typed as the function or class: the module only holds its members.
+      let merged: Def | undefined;
+      for (const d of defs) {
+        if (!prefer.has(d.kind)) continue;
+        if (d.kind !== 'module') return d;
+        merged ??= d;
+      }
+      if (merged) return merged;
+    }
     return defs[0];
   }
 

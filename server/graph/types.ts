@@ -71,6 +71,16 @@ export interface Ref {
    * local variable, whose value the graph cannot follow (TypeScript/JavaScript).
    */
   local?: string | null;
+  /**
+   * A receiver the graph can follow through declared types (TypeScript/JavaScript), when `recvType`
+   * cannot say it: `this.cache.store.get()` → `['T:Service', '.cache', '.store']`, `getStore().get()`
+   * → `['N:getStore', '()']`. The first segment is `T:<type>` (an instance of a type named in this file)
+   * or `N:<name>` (a value named in this file: a function, a method, an imported constant); then `.x`
+   * (a field, or a method to be called), `()` (the result of calling it) and `await` (what a promise
+   * gives). A local declared with an expression (`const s = getStore()`) stands for that expression's
+   * chain. The called member is the last part of `name`.
+   */
+  via?: string[];
 }
 
 /** `import { imported as local } from module`; imported is 'default', '*' or a name. */
@@ -95,6 +105,12 @@ export interface FileFacts {
   pkg?: string;
   /** Base class names per class qualified name, for inherited this.x() lookups. */
   bases?: Record<string, string[]>;
+  /** Declared type of fields, properties and module-level values, by qualified name (TypeScript). */
+  fieldTypes?: Record<string, string>;
+  /** Declared return type of functions and methods, by qualified name (`Promise<T>` kept as such; TypeScript). */
+  returnTypes?: Record<string, string>;
+  /** Untyped module-level values declared with a call (`const store = createStore()`): its Ref.via chain. */
+  valueVia?: Record<string, string[]>;
   /** Manifest facts: dependency names declared. */
   deps?: { name: string; version?: string; ecosystem: string; dev?: boolean }[];
 }

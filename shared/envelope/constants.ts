@@ -77,6 +77,18 @@ export const RETRYABLE_DEFAULTS: Readonly<Record<ErrorCategory, boolean>> = Obje
 export const HTTP_ONLY_ERROR_CATEGORIES = ['unauthorized'] as const;
 export type HttpOnlyErrorCategory = (typeof HTTP_ONLY_ERROR_CATEGORIES)[number];
 
+/**
+ * `meta.resolved_from`: how a tool turned the node argument it was given into a graph node (the contract's
+ * W7.2 vocabulary, extended). `direct`: the exact uid. `path_prefix`: a repository path (or `path::name`)
+ * made a file, doc or folder uid. `exact_unique`: a name that is, letter for letter, the label or the
+ * qualified name of one repository symbol and of no other (external stubs aside): no need to verify it.
+ * `fuzzy_fts5`: the full-text fallback (a case-insensitive or partial match, or a lone fuzzy hit): the
+ * answer may be about another symbol than the one meant, so verify it. An ambiguous name answers the
+ * candidates with the value of the step that found them.
+ */
+export const RESOLVED_FROM = ['direct', 'path_prefix', 'exact_unique', 'fuzzy_fts5'] as const;
+export type ResolvedFrom = (typeof RESOLVED_FROM)[number];
+
 /** Which retrieval layer answered; `kernel` is the hub's own always-on module (health, settings, modules). */
 export const LAYERS = [
   'memory',

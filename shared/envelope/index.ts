@@ -1,7 +1,13 @@
 // The envelope every cos_* tool answers with: `{ ok: true, data }` or `{ ok: false, error }`. ok() and
 // fail() return plain objects; serialising is the caller's one JSON.stringify. Runtime-neutral on purpose
 // (no node:* imports): the SPA imports the same types and guards.
-import { ERROR_CATEGORIES, type ErrorCategory, type Layer, RETRYABLE_DEFAULTS } from './constants.ts';
+import {
+  ERROR_CATEGORIES,
+  type ErrorCategory,
+  type Layer,
+  RETRYABLE_DEFAULTS,
+  type ResolvedFrom,
+} from './constants.ts';
 import type { ErrorBody } from './schemas.ts';
 import { type OkOptions, okWithStats } from './trim.ts';
 
@@ -14,7 +20,9 @@ export {
   type HttpOnlyErrorCategory,
   LAYERS,
   type Layer,
+  RESOLVED_FROM,
   RETRYABLE_DEFAULTS,
+  type ResolvedFrom,
   SCALAR_TRIM_FLOOR_CHARS,
   TOKEN_BUDGET_CHARS,
   TRIMMABLE_LIST_KEYS,
@@ -49,6 +57,7 @@ export interface Meta {
   envelope_unshrinkable?: boolean;
   next_cursor?: string | null;
   next_offset?: number | null;
+  resolved_from?: ResolvedFrom;
   [key: string]: unknown;
 }
 

@@ -3,7 +3,7 @@
 // $id-free copies instead: an MCP outputSchema must be self-contained, and a validator that caches by $id
 // (ajv) rejects the same $id appearing in every tool's schema.
 import { CloneType, KindGuard, type Static, type TSchema, Type } from '@sinclair/typebox';
-import { ERROR_CATEGORIES, HTTP_ONLY_ERROR_CATEGORIES, LAYERS } from './constants.ts';
+import { ERROR_CATEGORIES, HTTP_ONLY_ERROR_CATEGORIES, LAYERS, RESOLVED_FROM } from './constants.ts';
 
 const TrimRangeSchema = Type.Object(
   {
@@ -38,7 +38,15 @@ export const MetaSchema = Type.Object(
     ),
     next_cursor: Type.Optional(Type.Union([Type.String(), Type.Null()])),
     next_offset: Type.Optional(Type.Union([Type.Integer({ minimum: 0 }), Type.Null()])),
-    resolved_from: Type.Optional(Type.String()),
+    resolved_from: Type.Optional(
+      Type.Union(
+        RESOLVED_FROM.map((from) => Type.Literal(from)),
+        {
+          description:
+            'How a node argument became a graph node: direct (the uid), path_prefix (a repository path), exact_unique (the one symbol of that exact name), fuzzy_fts5 (full-text fallback: verify it).',
+        },
+      ),
+    ),
   },
   {
     $id: 'Meta',

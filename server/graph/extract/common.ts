@@ -181,6 +181,17 @@ export class VarTypes {
   get(key: string): string | null | undefined {
     return this.types.get(key);
   }
+
+  /** The names with one type, as a plain record (undefined when there are none). */
+  known(): Record<string, string> | undefined {
+    let out: Record<string, string> | undefined;
+    for (const [k, t] of this.types) {
+      if (t === null) continue;
+      out ??= {};
+      out[k] = t;
+    }
+    return out;
+  }
 }
 
 export const lineOf = (n: Node): number => n.startPosition.row + 1;

@@ -6,8 +6,12 @@
 // per anonymous function (which has no node of its own: its calls belong to the named frame around it).
 import type { Node, Scope } from './common.ts';
 
-/** What a name bound in a function stands for: a declaration of this file, or a value of a known type (or not). */
-export type LocalBinding = { def: string } | { type: string | null };
+/**
+ * What a name bound in a function stands for: a declaration of this file, or a value of a known type
+ * (or not); `init`, the expression an untyped `const`/`let` was declared with (`const s = getStore()`),
+ * for the receiver chains the resolver follows (typescript.ts receiverChain).
+ */
+export type LocalBinding = { def: string } | { type: string | null; init?: Node };
 
 export interface Frame {
   start: number;
@@ -161,7 +165,10 @@ export function bind(frame: Frame, name: string, what: LocalBinding): void {
 }
 
 function sameBinding(a: LocalBinding, b: LocalBinding): boolean {
-  return 'def' in a ? 'def' in b && a.def === b.def : 'type' in b && a.type === b.type;
+  if ('def' in a) return 'def' in b && a.def === b.def;
+  // Two declarations of one name from two expressions (`const s = a()` in one block, `= b()` in another).
+  if ('def' in b || a.init || b.init) return false;
+  return a.type === b.type;
 }
 
 /** What `name` is bound to in the functions around `frame`, innermost first; undefined when none binds it. */

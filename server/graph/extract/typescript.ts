@@ -1,7 +1,7 @@
 // TypeScript, TSX, JavaScript and JSX: declarations, imports/exports (ESM and CommonJS), calls,
 // constructions, heritage and parameter/return types. Names only; resolution is in resolve.ts.
 import type { Tree } from 'web-tree-sitter';
-import type { Extraction, NodeKind, Ref } from '../types.ts';
+import type { Extraction, GraphNode, NodeKind, Ref } from '../types.ts';
 import { symbolUid } from '../uid.ts';
 import { Builder, colOf, lineOf, type Node, signatureOf, syntaxError, VarTypes } from './common.ts';
 import type { DialectRewrite } from './ts-dialect.ts';
@@ -60,6 +60,11 @@ export function extractTypeScript(
   // almost always unambiguous), with `this.f` fields keyed `Class.this.f`.
   const varTypes = new VarTypes();
   const noteType = (key: string, type: string | undefined) => varTypes.note(key, type);
+  // What other files need to type a receiver chain (`this.a.b()`, `getStore().get()`): the declared
+  // type of each field, property and module-level value (`Cache.store`, `Deps.store`, `store`), and the
+  // declared return type of each function and method (`getStore`, `Cache.lookup`), by qualified name.
+  const fieldTypes = new VarTypes();
+  const returnTypes = new VarTypes();
 
   const typeParamsOf = (n: Node): Set<string> => {
     const tp = n.childForFieldName('type_parameters');
@@ -85,14 +90,22 @@ export function extractTypeScript(
   };
 
   // Parameter and return types; the parameters themselves bind in the function's frame (ts-scopes.ts).
-  const functionLike = (uid: string, n: Node, skip: Set<string>) => {
+  const functionLike = (sym: GraphNode, n: Node, skip: Set<string>) => {
+    const { uid } = sym;
     const params = n.childForFieldName('parameters');
     if (params) {
       for (const p of params.namedChildren) {
         if (p) typeRefs(uid, p.childForFieldName('type'), 'has_param_type', skip);
       }
     }
-    typeRefs(uid, n.childForFieldName('return_type'), 'returns_type', skip);
+    const ret = n.childForFieldName('return_type');
+    typeRefs(uid, ret, 'returns_type', skip);
+    // `(): Store =>`, or an arrow whose body is `new Store(…)`; a type parameter is no type of the graph.
+    const type =
+      promiseType(ret) ??
+      simpleType(ret) ??
+      (n.type === 'arrow_function' ? newType(n.childForFieldName('body')) : undefined);
+    if (type && !skip.has(type)) returnTypes.note(sym.qualifiedName, type);
   };
 
   /** `unique`: the qualified name a nested class was given (see nestedName). */
@@ -173,7 +186,7 @@ export function extractTypeScript(
           signature: signatureOf(m, mb, text),
           cls: qname,
         });
-        functionLike(method.uid, m, new Set([...skip, ...typeParamsOf(m)]));
+        functionLike(method, m, new Set([...skip, ...typeParamsOf(m)]));
         if (name === 'constructor') {
           // Parameter properties (`private store: Store`) are fields too: this.store.get() is typed.
           const params = m.childForFieldName('parameters');
@@ -183,8 +196,11 @@ export function extractTypeScript(
               (c) => c?.type === 'accessibility_modifier' || c?.type === 'override_modifier',
             );
             const pat = p.childForFieldName('pattern');
-            if (hasModifier && pat)
-              noteType(`${qname}.this.${pat.text}`, simpleType(p.childForFieldName('type')));
+            if (hasModifier && pat) {
+              const type = simpleType(p.childForFieldName('type'));
+              noteType(`${qname}.this.${pat.text}`, type);
+              fieldTypes.note(`${qname}.${pat.text}`, type);
+            }
           }
         }
       } else if (m.type === 'public_field_definition' || m.type === 'field_definition') {
@@ -197,12 +213,11 @@ export function extractTypeScript(
             signature: signatureOf(m, value.childForFieldName('body'), text),
             cls: qname,
           });
-          functionLike(method.uid, value, skip);
+          functionLike(method, value, skip);
         } else {
-          noteType(
-            `${qname}.this.${nameNode.text}`,
-            simpleType(m.childForFieldName('type')) ?? newType(value),
-          );
+          const type = simpleType(m.childForFieldName('type')) ?? newType(value);
+          noteType(`${qname}.this.${nameNode.text}`, type);
+          fieldTypes.note(`${qname}.${nameNode.text}`, type);
         }
       }
     }
@@ -217,14 +232,63 @@ export function extractTypeScript(
   const interfaceMembers = (body: Node, qname: string, parent: string) => {
     for (const m of body.namedChildren) {
       if (!m) continue;
-      const isMethod =
-        m.type === 'method_signature' ||
-        (m.type === 'property_signature' &&
-          m.childForFieldName('type')?.namedChildren[0]?.type === 'function_type');
-      const name = isMethod ? m.childForFieldName('name')?.text : undefined;
-      if (name) interfaceMethods.push({ m, qname: `${qname}.${name}`, parent });
+      const fnType =
+        m.type === 'property_signature'
+          ? m.childForFieldName('type')?.namedChildren[0]?.type === 'function_type'
+            ? m.childForFieldName('type')!.namedChildren[0]!
+            : undefined
+          : undefined;
+      const isMethod = m.type === 'method_signature' || fnType !== undefined;
+      const name = m.childForFieldName('name')?.text;
+      if (!name) continue;
+      if (isMethod) {
+        interfaceMethods.push({ m, qname: `${qname}.${name}`, parent });
+        const ret = fnType ? fnType.childForFieldName('return_type') : m.childForFieldName('return_type');
+        returnTypes.note(`${qname}.${name}`, promiseType(ret) ?? simpleType(ret));
+      } else if (m.type === 'property_signature')
+        fieldTypes.note(`${qname}.${name}`, simpleType(m.childForFieldName('type')));
     }
   };
+
+  /**
+   * `const api = { get() {…}, post: () => …, users: { list() {…} } }`: each function-valued property is
+   * a method node under the constant (`api.get`, `api.users.list`), so calls made in it are its own and
+   * `api.get()` reaches it. `this` in a method or `function` value is the object; an arrow keeps its own.
+   */
+  const objectMembers = (obj: Node, prefix: string, parent: string, depth: number) => {
+    for (const m of obj.namedChildren) {
+      if (!m) continue;
+      if (m.type === 'method_definition') {
+        const name = propertyName(m.childForFieldName('name'));
+        if (!name) continue;
+        const method = b.symbol('method', `${prefix}.${name}`, m, {
+          parent,
+          label: name,
+          signature: signatureOf(m, m.childForFieldName('body'), text),
+          cls: prefix,
+        });
+        functionLike(method, m, typeParamsOf(m));
+      } else if (m.type === 'pair') {
+        const name = propertyName(m.childForFieldName('key'));
+        const value = unwrapValue(m.childForFieldName('value'));
+        if (!name || !value) continue;
+        if (FUNCTION_VALUES.has(value.type)) {
+          const method = b.symbol('method', `${prefix}.${name}`, m, {
+            parent,
+            label: name,
+            signature: signatureOf(m, value.childForFieldName('body'), text),
+            ...(value.type === 'arrow_function' ? {} : { cls: prefix }),
+          });
+          functionLike(method, value, typeParamsOf(value));
+        } else if (value.type === 'object' && depth < 3)
+          objectMembers(value, `${prefix}.${name}`, parent, depth + 1);
+        else fieldTypes.note(`${prefix}.${name}`, newType(value));
+      }
+    }
+  };
+
+  /** Untyped module-level values and what they were declared with (`const store = createStore()`). */
+  const moduleValues: { qname: string; value: Node }[] = [];
 
   const variableDecl = (n: Node, prefix: string, parent: string, isConst: boolean) => {
     for (const d of n.namedChildren) {
@@ -243,15 +307,20 @@ export function extractTypeScript(
           parent,
           signature: signatureOf(d, value.childForFieldName('body'), text),
         });
-        functionLike(fn.uid, value, typeParamsOf(value));
+        functionLike(fn, value, typeParamsOf(value));
       } else if (value && CLASS_DECLS.has(value.type)) {
         classDecl(value.childForFieldName('name') ? value : d, prefix, parent);
       } else {
-        b.symbol(isConst ? 'constant' : 'variable', qname, d, {
+        const sym = b.symbol(isConst ? 'constant' : 'variable', qname, d, {
           parent,
           signature: signatureOf(d, null, text),
         });
-        noteType(nameNode.text, simpleType(d.childForFieldName('type')) ?? newType(value));
+        const type = simpleType(d.childForFieldName('type')) ?? newType(value);
+        noteType(nameNode.text, type);
+        fieldTypes.note(qname, type);
+        const obj = objectLiteral(value);
+        if (obj) objectMembers(obj, qname, sym.uid, 0);
+        else if (!type && value && !prefix) moduleValues.push({ qname, value });
       }
     }
   };
@@ -349,7 +418,7 @@ export function extractTypeScript(
             parent,
             signature: signatureOf(value, value.childForFieldName('body'), text),
           });
-          functionLike(fn.uid, value, new Set());
+          functionLike(fn, value, new Set());
         }
       }
     }
@@ -372,7 +441,7 @@ export function extractTypeScript(
         if (!name) break;
         const body = n.childForFieldName('body');
         const fn = b.symbol('function', prefix + name, n, { parent, signature: signatureOf(n, body, text) });
-        functionLike(fn.uid, n, typeParamsOf(n));
+        functionLike(fn, n, typeParamsOf(n));
         break;
       }
       case 'class_declaration':
@@ -495,7 +564,7 @@ export function extractTypeScript(
               // An arrow function's `this` is the one around it.
               ...(value.type === 'arrow_function' && top.cls ? { cls: top.cls } : {}),
             });
-            functionLike(fn.uid, value, typeParamsOf(value));
+            functionLike(fn, value, typeParamsOf(value));
           });
           bind(home, nameNode.text, { def: qname });
         } else if (value && CLASS_DECLS.has(value.type)) {
@@ -506,7 +575,7 @@ export function extractTypeScript(
         } else {
           const type = simpleType(n.childForFieldName('type')) ?? newType(value);
           noteType(nameNode.text, type);
-          bind(home, nameNode.text, { type: type ?? null });
+          bind(home, nameNode.text, type || !value ? { type: type ?? null } : { type: null, init: value });
         }
         break;
       }
@@ -555,7 +624,7 @@ export function extractTypeScript(
               label: name,
               signature: signatureOf(n, n.childForFieldName('body'), text),
             });
-            functionLike(fn.uid, n, typeParamsOf(n));
+            functionLike(fn, n, typeParamsOf(n));
           });
           const frame = sweep.at(n.startIndex);
           // A declaration is hoisted in the function around it; a function expression's name is its own.
@@ -571,6 +640,75 @@ export function extractTypeScript(
       }
     }
   }
+
+  const importedNames = new Set(b.facts.bindings.filter((x) => x.imported !== '*').map((x) => x.local));
+  /**
+   * The receiver of a member call as segments the resolver follows through declared types (Ref.via):
+   * what this file knows of its start (`this`, a typed local, `new T()`, `x as T`), or the name it
+   * starts from, then each property read and call. Undefined when the start has no type to follow.
+   */
+  const receiverChain = (n: Node | null, frame: Frame, depth: number): string[] | undefined => {
+    if (!n || depth > 8) return undefined;
+    switch (n.type) {
+      case 'parenthesized_expression':
+      case 'non_null_expression':
+        return receiverChain(n.namedChildren[0] ?? null, frame, depth + 1);
+      case 'as_expression':
+      case 'satisfies_expression': {
+        const type = simpleType(n.namedChildren[1]);
+        return type ? [`T:${type}`] : receiverChain(n.namedChildren[0] ?? null, frame, depth + 1);
+      }
+      case 'this':
+        return frame.cls ? [`T:${frame.cls}`] : undefined;
+      case 'identifier': {
+        const local = lookupLocal(frame, n.text);
+        if (local && 'def' in local) return [`N:${local.def}`];
+        const type = local ? (local.type ?? varTypes.get(n.text)) : varTypes.get(n.text);
+        if (type) return [`T:${type}`];
+        // `const s = getStore(); s.get()`: the value's chain is the expression it was declared with.
+        if (local?.init) return receiverChain(local.init, frame, depth + 1);
+        return local ? undefined : [`N:${n.text}`];
+      }
+      case 'await_expression': {
+        const left = receiverChain(n.namedChildren[0] ?? null, frame, depth + 1);
+        return left && [...left, 'await'];
+      }
+      case 'member_expression': {
+        const prop = n.childForFieldName('property');
+        const left = prop ? receiverChain(n.childForFieldName('object'), frame, depth + 1) : undefined;
+        return left && [...left, `.${prop!.text}`];
+      }
+      case 'call_expression': {
+        const left = receiverChain(n.childForFieldName('function'), frame, depth + 1);
+        return left && [...left, '()'];
+      }
+      case 'new_expression': {
+        const type = newType(n);
+        return type ? [`T:${type}`] : undefined;
+      }
+      default:
+        return undefined;
+    }
+  };
+  /**
+   * Whether a chain says more than the name does: a call in it, a property of a typed start, or an
+   * imported value (`store.get()` with `import { store }`: its declared type is in its own file).
+   * A plain dotted name (`api.users.list()`, `ns.f()`) resolves as a name.
+   */
+  const followable = (via: string[]): boolean =>
+    via.includes('()') ||
+    (via[0]!.startsWith('T:') && via.length > 1) ||
+    (via.length === 1 &&
+      via[0]!.startsWith('N:') &&
+      (importedNames.has(via[0]!.slice(2)) || valueVia.has(via[0]!.slice(2))));
+  // `export const store = createStore()`: the chain of a module-level value, for calls through it here
+  // and in the files importing it.
+  const valueVia = new Map<string, string[]>();
+  for (const { qname, value } of moduleValues) {
+    const via = receiverChain(value, sweep.file, 0);
+    if (via && (via.includes('()') || via.includes('await'))) valueVia.set(qname, via);
+  }
+  if (valueVia.size) b.facts.valueVia = Object.fromEntries(valueVia);
 
   for (const { node: c, frame } of calls) {
     const from = frame.uid;
@@ -630,9 +768,19 @@ export function extractTypeScript(
       }
       if (recvType) ref.recvType = recvType;
     }
+    if (fn.type === 'member_expression' && !ref.recvType) {
+      const obj = fn.childForFieldName('object');
+      const via = receiverChain(obj, frame, 0);
+      // `this.m()` is the class's own member (exact), resolved as such; `(x as T).m()` is T's.
+      if (via && (followable(via) || (obj?.type !== 'this' && via[0]!.startsWith('T:')))) ref.via = via;
+    }
     b.ref(ref);
   }
 
+  const fields = fieldTypes.known();
+  if (fields) b.facts.fieldTypes = fields;
+  const returns = returnTypes.known();
+  if (returns) b.facts.returnTypes = returns;
   return b.result(syntaxError(root));
 }
 
@@ -668,10 +816,48 @@ function simpleType(ann: Node | null | undefined): string | undefined {
   return undefined;
 }
 
+/** `Promise<Store>` (or `PromiseLike<Store>`) as `Promise<Store>`: what `await` of the call gives is a Store. */
+function promiseType(ann: Node | null | undefined): string | undefined {
+  const t = ann?.type === 'type_annotation' ? ann.namedChildren[0] : ann;
+  if (t?.type !== 'generic_type') return undefined;
+  const name = t.childForFieldName('name')?.text;
+  if (name !== 'Promise' && name !== 'PromiseLike') return undefined;
+  const inner = simpleType(t.childForFieldName('type_arguments')?.namedChildren[0]);
+  return inner ? `Promise<${inner}>` : undefined;
+}
+
 function newType(value: Node | null | undefined): string | undefined {
   if (value?.type !== 'new_expression') return undefined;
   const ctor = value.childForFieldName('constructor');
   return ctor?.type === 'identifier' || ctor?.type === 'member_expression' ? ctor.text : undefined;
+}
+
+/** The value under `as const`, `satisfies T` and parentheses. */
+function unwrapValue(n: Node | null | undefined): Node | undefined {
+  let v = n ?? undefined;
+  while (
+    v &&
+    (v.type === 'parenthesized_expression' || v.type === 'as_expression' || v.type === 'satisfies_expression')
+  )
+    v = v.namedChildren[0] ?? undefined;
+  return v;
+}
+
+/** An object literal's value, if `value` is one (`{…}`, `{…} as const`, `{…} satisfies Api`). */
+function objectLiteral(value: Node | null | undefined): Node | undefined {
+  const v = unwrapValue(value);
+  return v?.type === 'object' ? v : undefined;
+}
+
+/** A property's name as a call would spell it: `get`, `'get'`, `"x-y"`; computed and numeric keys have none. */
+function propertyName(key: Node | null | undefined): string | undefined {
+  if (!key) return undefined;
+  if (key.type === 'property_identifier' || key.type === 'private_property_identifier') return key.text;
+  if (key.type === 'string') {
+    const name = unquote(key.text);
+    return /^[A-Za-z_$][\w$]*$/.test(name) ? name : undefined;
+  }
+  return undefined;
 }
 
 function isRequire(n: Node): boolean {

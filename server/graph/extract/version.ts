@@ -7,4 +7,6 @@
 //    the `local` binding of a reference.
 // 3: declaration files and bundles that failed to parse now do (a global augmentation inside a module,
 //    escapes in template types, `export import = require`, `using` as a value, …).
-export const EXTRACTION_VERSION = 3;
+// 4: object-literal methods are nodes (`api.get`); receiver chains followed through declared types
+//    (`this.a.b()`, `getStore().get()`): fields' and functions' declared types in the facts (issue 31).
+export const EXTRACTION_VERSION = 4;

@@ -1,12 +1,13 @@
 // What the caller means: every graph tool that takes a node takes a uid, a repo path or a name. Order:
-// the exact uid (`direct`), a path turned into a file/doc/folder uid (`path_prefix`), then FTS5 over
-// labels and qualified names (`fuzzy_fts5`). A name several symbols share is never guessed: the caller
-// gets the ranked candidates.
+// the exact uid (`direct`), a path turned into a file/doc/folder uid (`path_prefix`), then labels and
+// qualified names: the one repository symbol with exactly that name (`exact_unique`), else FTS5
+// (`fuzzy_fts5`). A name several symbols share is never guessed: the caller gets the ranked candidates.
 import { isAbsolute, relative } from 'node:path';
+import type { ResolvedFrom } from '../../../shared/envelope/index.ts';
 import { splitWords } from '../uid.ts';
 import type { GraphReader, NodeRow } from './store.ts';
 
-export type ResolvedFrom = 'direct' | 'path_prefix' | 'fuzzy_fts5';
+export type { ResolvedFrom };
 
 export type MatchKind = 'uid' | 'path' | 'exact_label' | 'exact_qualified_name' | 'prefix' | 'fuzzy';
 
@@ -167,7 +168,15 @@ export function resolveNode(
   const exact = candidates.filter(isExact);
   const inRepo = exact.filter((c) => c.node.kind !== 'external');
   const decisive = inRepo.length > 0 ? inRepo : exact;
-  if (decisive.length === 1) return { status: 'found', node: decisive[0]!.node, from: 'fuzzy_fts5' };
+  if (decisive.length === 1) {
+    const only = decisive[0]!.node;
+    // Letter for letter (matchOf also calls a case-insensitive match exact_label), and the only
+    // repository symbol that name matches exactly: the caller need not verify it. External stubs do not
+    // count against it: `(unresolved)::get` is every untyped `.get()`, not a symbol anyone means.
+    const verbatim = only.label === name.trim() || only.qualified_name === name.trim();
+    const from = verbatim && only.kind !== 'external' ? 'exact_unique' : 'fuzzy_fts5';
+    return { status: 'found', node: only, from };
+  }
   if (decisive.length > 1)
     return {
       status: 'ambiguous',

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import { readExcerpt } from '../../graph/queries/source.ts';
-import type { NeighbourRow } from '../../graph/queries/store.ts';
+import type { GroupedNeighbourRow } from '../../graph/queries/store.ts';
 import { defineTool } from '../define.ts';
 import {
   completenessOf,
@@ -16,6 +16,9 @@ import {
   typeSet,
 } from './common.ts';
 
+/** Lines listed per neighbour; `count` says how many sites there are. */
+const LINES_LISTED = 20;
+
 const NeighbourSchema = Type.Object({
   direction: Type.Union([Type.Literal('out'), Type.Literal('in')], {
     description: 'out: this node → neighbour; in: neighbour → this node',
@@ -24,22 +27,34 @@ const NeighbourSchema = Type.Object({
   kind: Type.String(),
   label: Type.String(),
   file_path: Type.Union([Type.String(), Type.Null()]),
-  line: Type.Union([Type.Integer(), Type.Null()], { description: 'where the edge was found' }),
-  confidence: Type.Number(),
+  line: Type.Union([Type.Integer(), Type.Null()], { description: 'the first site (lowest line)' }),
+  confidence: Type.Number({ description: 'the highest of its sites' }),
+  count: Type.Integer({
+    minimum: 1,
+    description: 'edges of this type between the two: its reference sites (95 calls of one helper: 95)',
+  }),
+  lines: Type.Array(Type.Integer(), {
+    description: `the sites' lines, ascending, the first ${LINES_LISTED} (count says how many there are)`,
+  }),
 });
 
 const OmittedSchema = Type.Object({
   edge_type: Type.String(),
   direction: Type.Union([Type.Literal('out'), Type.Literal('in')]),
   listed: Type.Integer({ description: 'neighbours of this type and direction in edges_by_type' }),
-  total: Type.Integer({ description: 'all of them (edge_counts)' }),
+  total: Type.Integer({ description: 'all of them (neighbour_counts)' }),
   from: Type.Integer({ description: 'the listed ones are entries from … from + listed - 1 of total' }),
 });
 
 const ContextSchema = Type.Object({
   node: NodeSchema,
   edges_by_type: Type.Record(Type.String(), Type.Array(NeighbourSchema)),
-  edge_counts: Type.Record(Type.String(), Type.Object({ out: Type.Integer(), in: Type.Integer() })),
+  edge_counts: Type.Record(Type.String(), Type.Object({ out: Type.Integer(), in: Type.Integer() }), {
+    description: 'edges (reference sites) per type and direction',
+  }),
+  neighbour_counts: Type.Record(Type.String(), Type.Object({ out: Type.Integer(), in: Type.Integer() }), {
+    description: 'distinct neighbours per type and direction: what edges_by_type lists and pages through',
+  }),
   omitted: Type.Array(OmittedSchema, {
     description:
       'each edge type and direction that per_type cut: how many are listed of how many; call again with offset = meta.next_offset for the next ones (cos_graph_references pages the incoming ones too)',
@@ -67,6 +82,12 @@ const ContextSchema = Type.Object({
   ),
 });
 type ContextOut = Static<typeof ContextSchema>;
+
+/** The distinct lines of a neighbour's sites (a JSON array from SQLite), ascending, the first LINES_LISTED. */
+function siteLines(json: string): number[] {
+  const lines = [...new Set((JSON.parse(json) as (number | null)[]).filter((l) => l !== null))];
+  return lines.sort((a, b) => a - b).slice(0, LINES_LISTED);
+}
 
 /** Nodes reached within `depth` hops, either direction, counted by kind; bounded so a hub node stays cheap. */
 const SUMMARY_VISIT_CAP = 20_000;
@@ -118,18 +139,24 @@ export const graphContextTool = defineTool({
     const offset = input.offset ?? 0;
     const edgesByType: Record<string, Static<typeof NeighbourSchema>[]> = {};
     const counts: Record<string, { out: number; in: number }> = {};
+    const neighbourCounts: Record<string, { out: number; in: number }> = {};
     const omitted: Static<typeof OmittedSchema>[] = [];
-    // Each type and direction is listed from `offset`, at most per_type of it: a node with many
-    // outgoing calls still shows its callers, and every cut is said with its total.
-    const add = (dir: 'out' | 'in', rows: NeighbourRow[]) => {
+    const tally = (to: Record<string, { out: number; in: number }>, type: string) => {
+      let c = to[type];
+      if (!c) {
+        c = { out: 0, in: 0 };
+        to[type] = c;
+      }
+      return c;
+    };
+    // One entry per neighbour (its sites counted, their lines listed), so a page shows distinct
+    // neighbours. Each type and direction is listed from `offset`, at most per_type of it: a node with
+    // many outgoing calls still shows its callers, and every cut is said with its total.
+    const add = (dir: 'out' | 'in', rows: GroupedNeighbourRow[]) => {
       const listed = new Map<string, number>();
       for (const e of rows) {
-        let c = counts[e.edge_type];
-        if (!c) {
-          c = { out: 0, in: 0 };
-          counts[e.edge_type] = c;
-        }
-        const index = c[dir]++;
+        tally(counts, e.edge_type)[dir] += e.count;
+        const index = tally(neighbourCounts, e.edge_type)[dir]++;
         if (index < offset) continue;
         const n = listed.get(e.edge_type) ?? 0;
         if (n >= perType) continue;
@@ -149,23 +176,26 @@ export const graphContextTool = defineTool({
           file_path: other.file_path,
           line: e.line,
           confidence: e.confidence,
+          count: e.count,
+          lines: siteLines(e.lines),
         });
       }
-      for (const [type, c] of Object.entries(counts)) {
+      for (const [type, c] of Object.entries(neighbourCounts)) {
         const total = c[dir];
         const n = listed.get(type) ?? 0;
         if (n < total)
           omitted.push({ edge_type: type, direction: dir, listed: n, total, from: Math.min(offset, total) });
       }
     };
-    add('out', r.out(node.id, types));
-    add('in', r.in(node.id, types));
+    add('out', r.outGrouped(node.id, types));
+    add('in', r.inGrouped(node.id, types));
     const more = omitted.some((o) => o.from + o.listed < o.total);
     call.meta.next_offset = more ? offset + perType : null;
     const out: ContextOut = {
       node: nodeOut(node),
       edges_by_type: edgesByType,
       edge_counts: counts,
+      neighbour_counts: neighbourCounts,
       omitted,
     };
     if (input.include_source) {

@@ -91,6 +91,17 @@ export const graphDeadCodeTool = defineTool({
         reasons.push(why);
         if (rank[to] < rank[confidence]) confidence = to;
       };
+      if (n.kind === 'method') {
+        // `const api = { get() {} }`: the object is handed around (to a router, a framework) and its
+        // methods are called through whatever receives it, where no edge can follow.
+        const up = r.enclosing(n.id);
+        const owner = up ? r.nodeById(up.id) : undefined;
+        if (owner && (owner.kind === 'constant' || owner.kind === 'variable'))
+          lower(
+            'low',
+            `a method of the object ${owner.label}: called through the object wherever it is passed`,
+          );
+      }
       const unresolved = unresolvedCallsNamed(r, n.label);
       if (unresolved > 0) {
         lowerBound = true;

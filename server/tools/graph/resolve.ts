@@ -40,7 +40,10 @@ export const graphResolveTool = defineTool({
       },
     );
     if (res.status === 'found') {
-      const hit = res.from === 'fuzzy_fts5' ? candidates.find((c) => c.node.id === res.node.id) : undefined;
+      const hit =
+        res.from === 'fuzzy_fts5' || res.from === 'exact_unique'
+          ? candidates.find((c) => c.node.id === res.node.id)
+          : undefined;
       const resolved = hit
         ? candidateOut(hit)
         : candidateOut({

@@ -11,6 +11,7 @@ import {
   MetaSchema,
   ok,
   okEnvelopeSchema,
+  RESOLVED_FROM,
 } from '../../../shared/envelope/index.ts';
 import { range } from './helpers.ts';
 
@@ -76,6 +77,17 @@ describe('TypeBox schemas', () => {
     assert.equal(Value.Check(EnvelopeSchema, { ok: true }), false);
     assert.equal(Value.Check(MetaSchema, { truncated: false }), false);
     assert.equal(Value.Check(MetaSchema, { tokens_estimated: 3, truncated: false, layer: 'nowhere' }), false);
+  });
+
+  it('resolved_from: the three values of the contract and exact_unique, nothing else', () => {
+    assert.deepEqual([...RESOLVED_FROM].sort(), ['direct', 'exact_unique', 'fuzzy_fts5', 'path_prefix']);
+    for (const from of RESOLVED_FROM) {
+      const meta = ok({ a: 1 }, { meta: { layer: 'graph', resolved_from: from } }).data.meta;
+      assert.equal(meta.resolved_from, from);
+      assert.ok(Value.Check(MetaSchema, meta), from);
+    }
+    const wrong = ok({ a: 1 }, { meta: { resolved_from: 'exact' } }).data.meta;
+    assert.equal(Value.Check(MetaSchema, wrong), false);
   });
 
   it('accept the HTTP-only categories in ErrorBody, which fail() refuses', () => {

@@ -1556,7 +1556,8 @@ export interface components {
             envelope_unshrinkable?: boolean;
             next_cursor?: string | null;
             next_offset?: number | null;
-            resolved_from?: string;
+            /** @description How a node argument became a graph node: direct (the uid), path_prefix (a repository path), exact_unique (the one symbol of that exact name), fuzzy_fts5 (full-text fallback: verify it). */
+            resolved_from?: "direct" | "path_prefix" | "exact_unique" | "fuzzy_fts5";
         } & {
             [key: string]: number;
         };
@@ -5158,12 +5159,25 @@ export interface operations {
                                     kind: string;
                                     label: string;
                                     file_path: string | null;
-                                    /** @description where the edge was found */
+                                    /** @description the first site (lowest line) */
                                     line: number | null;
+                                    /** @description the highest of its sites */
                                     confidence: number;
+                                    /** @description edges of this type between the two: its reference sites (95 calls of one helper: 95) */
+                                    count: number;
+                                    /** @description the sites' lines, ascending, the first 20 (count says how many there are) */
+                                    lines: number[];
                                 }[];
                             };
+                            /** @description edges (reference sites) per type and direction */
                             edge_counts: {
+                                [key: string]: {
+                                    out: number;
+                                    in: number;
+                                };
+                            };
+                            /** @description distinct neighbours per type and direction: what edges_by_type lists and pages through */
+                            neighbour_counts: {
                                 [key: string]: {
                                     out: number;
                                     in: number;
@@ -5175,7 +5189,7 @@ export interface operations {
                                 direction: "out" | "in";
                                 /** @description neighbours of this type and direction in edges_by_type */
                                 listed: number;
-                                /** @description all of them (edge_counts) */
+                                /** @description all of them (neighbour_counts) */
                                 total: number;
                                 /** @description the listed ones are entries from … from + listed - 1 of total */
                                 from: number;

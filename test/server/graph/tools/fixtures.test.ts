@@ -22,7 +22,7 @@ type Item = any;
 const uids = (list: { uid: string }[]) => list.map((x) => x.uid);
 
 describe('resolution', () => {
-  test('an exact uid resolves directly, a path by prefix, a unique name by FTS5', async () => {
+  test('an exact uid resolves directly, a path by prefix, a unique name exactly, the rest by FTS5', async () => {
     const direct = await ts.data('cos_graph_context', { node: 'code:function:src/app.ts::main' });
     assert.equal(direct.meta.resolved_from, 'direct');
     const path = await ts.data('cos_graph_context', { node: './src/lib/math.ts' });
@@ -35,9 +35,16 @@ describe('resolution', () => {
     const qualified = await ts.data('cos_graph_context', { node: 'src/lib/math.ts::Calculator.add' });
     assert.equal(qualified.node.uid, 'code:method:src/lib/math.ts::Calculator.add');
     assert.equal(qualified.meta.resolved_from, 'path_prefix');
-    const fuzzy = await ts.data('cos_graph_context', { node: 'Calculator' });
-    assert.equal(fuzzy.node.uid, 'code:class:src/lib/math.ts::Calculator');
-    assert.equal(fuzzy.meta.resolved_from, 'fuzzy_fts5');
+    const unique = await ts.data('cos_graph_context', { node: 'Calculator' });
+    assert.equal(unique.node.uid, 'code:class:src/lib/math.ts::Calculator');
+    assert.equal(unique.meta.resolved_from, 'exact_unique');
+    const qname = await ts.data('cos_graph_context', { node: 'Calculator.reset' });
+    assert.equal(qname.node.uid, 'code:method:src/lib/math.ts::Calculator.reset');
+    assert.equal(qname.meta.resolved_from, 'exact_unique');
+    // The same symbol, but not letter for letter: found, and the caller is told to verify it.
+    const folded = await ts.data('cos_graph_context', { node: 'calculator' });
+    assert.equal(folded.node.uid, 'code:class:src/lib/math.ts::Calculator');
+    assert.equal(folded.meta.resolved_from, 'fuzzy_fts5');
     const dotted = await ts.data('cos_graph_references', { node: 'Calculator.reset' });
     assert.equal(dotted.node.uid, 'code:method:src/lib/math.ts::Calculator.reset');
   });
@@ -113,7 +120,7 @@ describe('search and resolve', () => {
     const data = await ts.data('cos_graph_resolve', { name: 'format' });
     assert.equal(data.status, 'found');
     assert.equal(data.resolved.uid, 'code:function:src/lib/format.ts::format');
-    assert.equal(data.meta.resolved_from, 'fuzzy_fts5');
+    assert.equal(data.meta.resolved_from, 'exact_unique');
   });
 });
 
@@ -134,8 +141,11 @@ describe('context', () => {
         file_path: 'src/app.ts',
         line: 6,
         confidence: 1,
+        count: 1,
+        lines: [6],
       },
     ]);
+    assert.deepEqual(data.neighbour_counts, data.edge_counts, 'one site per neighbour here');
     assert.equal(data.source.start_line, 5);
     assert.equal(data.source.end_line, 14);
     assert.match(data.source.text, /^export class Calculator \{/);

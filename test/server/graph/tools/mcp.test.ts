@@ -69,7 +69,7 @@ describe('over MCP', () => {
     const ctx = await call('cos_graph_context', { node: 'Calculator' });
     assert.equal(ctx.isError, false);
     assert.equal(ctx.env.data.node.uid, 'code:class:src/lib/math.ts::Calculator');
-    assert.equal(ctx.env.data.meta.resolved_from, 'fuzzy_fts5');
+    assert.equal(ctx.env.data.meta.resolved_from, 'exact_unique');
     assert.ok(ctx.env.data.meta.freshness.generation >= 1);
     assert.equal(ctx.env.data.meta.freshness.indexing, false);
     const refs = await call('cos_graph_references', { node: 'src/app.ts' });
