@@ -22,6 +22,8 @@ interface Item {
   kind: string;
   file_path: string | null;
   line?: number | null;
+  /** Context: how many sites reach this neighbour (call sites of one helper are one entry). */
+  count?: number;
 }
 
 function ItemList({ items, onSelect }: { items: Item[]; onSelect: (uid: string) => void }) {
@@ -37,6 +39,7 @@ function ItemList({ items, onSelect }: { items: Item[]; onSelect: (uid: string) 
           <span className="muted">
             <KindSwatch kind={it.kind} /> {it.kind}
             {it.file_path ? ` · ${it.file_path}${it.line ? `:${it.line}` : ''}` : ''}
+            {it.count && it.count > 1 ? ` · ×${it.count}` : ''}
           </span>
         </li>
       ))}
