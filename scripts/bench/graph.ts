@@ -3,6 +3,8 @@
 // runTool exactly as the MCP adapter calls them (validation, handler, envelope with the agent budget).
 //
 //   npm run bench:graph [-- --corpus zod,mcp-sdk,fastify] [--calls 300]
+//   npm run bench:graph -- --corpus effect        # effect@4.1.0's src/, or mui (@mui/material@9.5.0),
+//                                                  # installed once into $COS_BENCH_CACHE from the registry
 //
 // The corpus packages are copied from node_modules into one temp repository and indexed once
 // in the graph worker, as the hub does; the database is a real file. Targets: context and
@@ -17,6 +19,7 @@ import { createGraphService } from '../../server/graph/service.ts';
 import { createHub } from '../../server/hub.ts';
 import { catalog } from '../../server/tools/catalog.ts';
 import { runTool } from '../../server/tools/run.ts';
+import { isRegistryCorpus, registryPackage } from '../lib/registry-corpora.ts';
 import { fmt, percentile, summarize, table } from './lib.ts';
 
 const NM = new URL('../../node_modules/', import.meta.url).pathname;
@@ -46,8 +49,15 @@ const pick = <T>(xs: T[]): T => xs[Math.floor(rand() * xs.length)]!;
 const dir = mkdtempSync(join(tmpdir(), 'cos-bench-graph-'));
 const repo = join(dir, 'repo');
 for (const name of corpus) {
+  if (isRegistryCorpus(name)) {
+    // effect: its src/ (what graph:accuracy measures); mui: the package as published.
+    const root = registryPackage(name);
+    cpSync(name === 'effect' ? join(root, 'src') : root, join(repo, name), { recursive: true });
+    continue;
+  }
   const pkg = PACKAGES[name];
-  if (!pkg) throw new Error(`unknown corpus ${name}; known: ${Object.keys(PACKAGES).join(', ')}`);
+  if (!pkg)
+    throw new Error(`unknown corpus ${name}; known: ${Object.keys(PACKAGES).join(', ')}, effect, mui`);
   cpSync(join(NM, pkg), join(repo, name), { recursive: true });
 }
 const config = loadConfig({ COS_REPO: repo, COS_STATE_DIR: join(dir, 'state') });

@@ -238,7 +238,7 @@ describe('Flow', () => {
         assert.equal(await page.getByRole('img', { name: 'Tasks completed per week' }).count(), 1);
         assert.equal(await page.getByRole('img', { name: /Cycle time of each completed task/ }).count(), 1);
         assert.match(
-          (await page.getByRole('region', { name: 'Completed' }).textContent()) ?? '',
+          (await page.getByRole('region', { name: 'Completed', exact: true }).textContent()) ?? '',
           /TASK-1 Make add commutative.*by claude-e2e/,
         );
         assert.equal(await page.locator('.chart-dot').count(), 1);

@@ -194,6 +194,8 @@ const uidOf = (w: Word) => `code:function:src/${w}.ts::${w}Only`;
 const cases: Case[] = [
   { tool: 'cos_task_show', own: () => ({ id: 'TASK-1' }), foreign: [{ id: 'TASK-3' }, { id: 'TASK-2' }] },
   { tool: 'cos_task_history', own: () => ({ id: 'TASK-1' }), foreign: [{ id: 'TASK-3' }] },
+  // What a task cost: a task of another project is not_found, never its usage.
+  { tool: 'cos_cost_report', own: () => ({ task_id: 'TASK-1' }), foreign: [{ task_id: 'TASK-3' }] },
   { tool: 'cos_task_dependencies', own: () => ({ id: 'TASK-1' }), foreign: [{ id: 'TASK-3' }] },
   { tool: 'cos_task_dependents', own: () => ({ id: 'TASK-1' }), foreign: [{ id: 'TASK-2' }] },
   {
