@@ -1,0 +1,168 @@
+// What every surface recogniser shares: the entries it finds become nodes of the file that registers
+// them (kind route / mcp_tool / cli_command / event_handler, metadata {method, path, name, framework}),
+// each with a `handles` reference to its handler, resolved across files like a call.
+import type { Extraction, GraphNode, NodeKind, SurfaceKind } from '../../types.ts';
+import { symbolUid } from '../../uid.ts';
+import type { Node } from '../common.ts';
+
+export type { Node };
+
+export const SURFACE_NODE_KINDS: ReadonlySet<string> = new Set<SurfaceKind>([
+  'route',
+  'mcp_tool',
+  'cli_command',
+  'event_handler',
+]);
+
+export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS'] as const;
+
+/**
+ * The handler as the registration names it: `{ name }` a name or dotted member as written (resolved
+ * like a call from the file), `{ local }` the qualified name of a declaration of this file (the
+ * decorated function, or the declaration an inline callback is written in), or null (none known).
+ */
+export type HandlerRef = { name: string } | { local: string } | null;
+
+export interface SurfaceEntry {
+  kind: SurfaceKind;
+  method: string | null;
+  path: string | null;
+  /** The tool, command or event name; for a route, `METHOD path`. */
+  name: string;
+  framework: string;
+  /** The syntax that registers it (its lines are the entry's lines). */
+  at: Node;
+  handler: HandlerRef;
+}
+
+/** Where a handler sits: at most this many characters of a name as written are kept. */
+const NAME_MAX = 200;
+
+/** Declarations an inline callback can be attributed to (the graph gives anonymous functions no node). */
+const ENCLOSING: ReadonlySet<NodeKind> = new Set(['function', 'method', 'constant', 'variable', 'class']);
+const CALLABLE: ReadonlySet<NodeKind> = new Set(['function', 'method']);
+
+export class SurfaceBuilder {
+  private readonly taken = new Set<string>();
+  private readonly symbols: GraphNode[];
+  readonly fileUid: string;
+
+  constructor(
+    readonly path: string,
+    readonly text: string,
+    private readonly ex: Extraction,
+  ) {
+    this.symbols = ex.nodes.filter((n) => ENCLOSING.has(n.kind));
+    this.fileUid = ex.nodes[0]?.uid ?? `code:file:${path}`;
+    for (const n of ex.nodes) this.taken.add(n.uid);
+  }
+
+  /** Whether the file's text mentions a module (cheap guess at a framework, by its import). */
+  imports(re: RegExp): boolean {
+    return re.test(this.text);
+  }
+
+  /** The innermost declaration whose lines hold `line` (the file's own node when none). */
+  enclosing(line: number): GraphNode | undefined {
+    let best: GraphNode | undefined;
+    for (const n of this.symbols) {
+      if (n.startLine > line || n.endLine < line) continue;
+      if (!best || n.endLine - n.startLine < best.endLine - best.startLine) best = n;
+    }
+    return best;
+  }
+
+  /** The function or method declared at `line`, by its label when given. */
+  declaredAt(line: number, label?: string): GraphNode | undefined {
+    return this.symbols.find(
+      (n) => CALLABLE.has(n.kind) && n.startLine === line && (label === undefined || n.label === label),
+    );
+  }
+
+  /** A declaration found by the builder, as a handler reference. */
+  local(node: GraphNode | undefined): HandlerRef {
+    return node ? { local: node.qualifiedName } : null;
+  }
+
+  /** Marks a node as an entry point (metadata.entry), for cos_graph_entrypoints. */
+  markEntry(node: GraphNode | undefined, reason: string): void {
+    if (!node) return;
+    node.metadata ??= {};
+    const meta = node.metadata;
+    const list = Array.isArray(meta.entry) ? (meta.entry as string[]) : [];
+    if (!list.includes(reason)) list.push(reason);
+    meta.entry = list;
+  }
+
+  get fileNode(): GraphNode | undefined {
+    return this.ex.nodes[0];
+  }
+
+  add(e: SurfaceEntry): void {
+    const label = e.name.length > NAME_MAX ? `${e.name.slice(0, NAME_MAX - 1)}…` : e.name;
+    let qname = label;
+    for (let i = 2; this.taken.has(symbolUid(e.kind, this.path, qname)); i++) qname = `${label}@${i}`;
+    const uid = symbolUid(e.kind, this.path, qname);
+    this.taken.add(uid);
+    this.ex.nodes.push({
+      uid,
+      kind: e.kind,
+      label,
+      qualifiedName: qname,
+      startLine: e.at.startPosition.row + 1,
+      endLine: e.at.endPosition.row + 1,
+      parent: this.fileUid,
+      metadata: { method: e.method, path: e.path, name: e.name, framework: e.framework },
+    });
+    const h = e.handler;
+    if (!h) return;
+    const name = 'local' in h ? h.local : h.name;
+    if (!name || name.length > NAME_MAX) return;
+    this.ex.facts.refs.push({
+      type: 'handles',
+      from: uid,
+      name,
+      line: e.at.startPosition.row + 1,
+      col: e.at.startPosition.column + 1,
+      ...('local' in h ? { local: h.local } : {}),
+    });
+  }
+}
+
+/** The value of a string literal node of any of the grammars, or undefined for anything else. */
+export function stringValue(n: Node | null | undefined): string | undefined {
+  if (!n) return undefined;
+  switch (n.type) {
+    case 'string':
+    case 'string_literal':
+    case 'interpreted_string_literal':
+    case 'raw_string_literal': {
+      // Python's `f"…"`, `r"…"` prefixes, and every grammar's quotes.
+      const t = n.text;
+      const m = /^[a-zA-Z]*("""|'''|"|'|`)([\s\S]*)\1$/.exec(t);
+      return m ? m[2] : undefined;
+    }
+    case 'template_string': {
+      // `/orders/${id}`: the substitutions kept as written, so the path still reads as a route.
+      const t = n.text;
+      return t.length >= 2 ? t.slice(1, -1) : undefined;
+    }
+    case 'concatenated_string': {
+      const parts = n.namedChildren.map((c) => stringValue(c));
+      return parts.every((p) => p !== undefined) ? parts.join('') : undefined;
+    }
+    default:
+      return undefined;
+  }
+}
+
+/** `prefix` and `path` joined with one slash between them (`/api` + `orders/` → `/api/orders/`). */
+export function joinRoute(prefix: string, path: string): string {
+  if (!prefix) return path;
+  if (!path || path === '/') return prefix.endsWith('/') && prefix.length > 1 ? prefix.slice(0, -1) : prefix;
+  return `${prefix.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+export function routeName(method: string | null, path: string): string {
+  return `${method ?? 'ANY'} ${path}`;
+}
