@@ -296,3 +296,19 @@ export function entryPoints(
   );
   return { entries, candidatesCut };
 }
+
+/** What a surface node's metadata says of it; undefined for a node of another kind. */
+export function surfaceOf(n: {
+  kind: string;
+  label: string;
+  metadata: string | null;
+}): { kind: SurfaceKindName; method: string | null; path: string | null; name: string } | undefined {
+  if (!(SURFACE_KINDS as readonly string[]).includes(n.kind)) return undefined;
+  const m = parseMeta(n.metadata);
+  return {
+    kind: n.kind as SurfaceKindName,
+    method: str(m.method),
+    path: str(m.path),
+    name: str(m.name) ?? n.label,
+  };
+}

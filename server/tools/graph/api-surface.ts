@@ -13,7 +13,7 @@ import { cursorFor, cursorOffset } from './export-page.ts';
 export const AGENT_PAGE_CHARS = 24_000;
 
 export const CursorInput = Type.Optional(
-  Type.String({ minLength: 1, maxLength: 200, description: 'meta.next_cursor of the previous page' }),
+  Type.String({ minLength: 1, maxLength: 200, description: 'the last next_cursor' }),
 );
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
@@ -43,7 +43,7 @@ export const graphApiSurfaceTool = defineTool({
   name: 'cos_graph_api_surface',
   title: 'What the repository exposes',
   description:
-    'HTTP routes, MCP tools, CLI commands and event handlers the code registers, each with its handler node, file and line.',
+    'Routes, MCP tools, CLI commands and event handlers the code registers, each with its handler.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
@@ -53,7 +53,7 @@ export const graphApiSurfaceTool = defineTool({
         Type.String({
           minLength: 1,
           maxLength: 1000,
-          description: 'a route path prefix (/api) or a file or folder',
+          description: 'route prefix (/api), file or folder',
         }),
       ),
       limit: LimitInput(500, 100),

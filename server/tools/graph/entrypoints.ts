@@ -22,7 +22,7 @@ export const graphEntrypointsTool = defineTool({
   name: 'cos_graph_entrypoints',
   title: 'Where the repository is started from',
   description:
-    'Scored entry points with their reasons: package bin/main, program mains, route, tool, command and event handlers, exported API nothing uses. Tests flagged and ranked last.',
+    'Entry points scored with reasons: bin/main, program mains, route/tool/command/event handlers, unused exports; tests last.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(
