@@ -21,7 +21,7 @@ export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'O
  * like a call from the file), `{ local }` the qualified name of a declaration of this file (the
  * decorated function, or the declaration an inline callback is written in), or null (none known).
  */
-export type HandlerRef = { name: string } | { local: string } | null;
+export type HandlerRef = { name: string; recvType?: string } | { local: string } | null;
 
 export interface SurfaceEntry {
   kind: SurfaceKind;
@@ -125,6 +125,7 @@ export class SurfaceBuilder {
       line: e.at.startPosition.row + 1,
       col: e.at.startPosition.column + 1,
       ...('local' in h ? { local: h.local } : {}),
+      ...('recvType' in h && h.recvType ? { recvType: h.recvType } : {}),
     });
   }
 }
@@ -165,4 +166,25 @@ export function joinRoute(prefix: string, path: string): string {
 
 export function routeName(method: string | null, path: string): string {
   return `${method ?? 'ANY'} ${path}`;
+}
+
+/**
+ * The declared type of `name` where it is a parameter of a function around `at` (`store *Store`,
+ * `ctrl: OrdersController`), so `store.List` as a handler resolves like the call `store.List()`.
+ */
+export function parameterType(at: Node, name: string, functions: ReadonlySet<string>): string | undefined {
+  for (let n: Node | null = at.parent; n; n = n.parent) {
+    if (!functions.has(n.type)) continue;
+    const lists = [n.childForFieldName('parameters'), n.childForFieldName('receiver')];
+    for (const list of lists)
+      for (const p of list?.namedChildren ?? []) {
+        if (!p) continue;
+        const pname = p.childForFieldName('name') ?? p.childForFieldName('pattern');
+        if (pname?.text !== name) continue;
+        const type = p.childForFieldName('type');
+        const t = type?.text.replace(/^:\s*/, '').replace(/^\*+/, '').trim();
+        return t && /^[A-Za-z_$][\w$.]*$/.test(t) ? t : undefined;
+      }
+  }
+  return undefined;
 }

@@ -7,11 +7,15 @@ import {
   HTTP_METHODS,
   joinRoute,
   type Node,
+  parameterType,
   routeName,
   type SurfaceBuilder,
   stringValue,
 } from './common.ts';
 
+/** Receivers that read as a router where no router package is imported. */
+const ROUTER_NAME = /^(r|router|mux|app|api|e|g|srv|server|v\d+|\w*(Router|Mux|Group|Routes))$/;
+const GO_FUNCTIONS = new Set(['function_declaration', 'method_declaration', 'func_literal']);
 const UPPER = new Set<string>([...HTTP_METHODS, 'Any']);
 const CAMEL = new Map<string, string>(HTTP_METHODS.map((m) => [m[0] + m.slice(1).toLowerCase(), m]));
 
@@ -41,7 +45,11 @@ function handlerOf(s: SurfaceBuilder, arg: Node | null | undefined): HandlerRef 
   if (!arg) return null;
   if (arg.type === 'identifier' || arg.type === 'selector_expression') {
     const t = arg.text.replace(/\s+/g, '');
-    return /^[\w.]+$/.test(t) ? { name: t } : null;
+    if (!/^[\w.]+$/.test(t)) return null;
+    const operand = arg.type === 'selector_expression' ? arg.childForFieldName('operand') : null;
+    const recvType =
+      operand?.type === 'identifier' ? parameterType(arg, operand.text, GO_FUNCTIONS) : undefined;
+    return recvType ? { name: t, recvType } : { name: t };
   }
   if (arg.type === 'func_literal') return s.local(s.enclosing(arg.startPosition.row + 1));
   // http.HandlerFunc(h), middleware(h): the innermost argument.
@@ -126,6 +134,9 @@ function route(s: SurfaceBuilder, call: Node, framework: string, groups: Map<str
       for (const lm of listed) add(s, call, lm.toUpperCase(), path, fw, last, operand, groups);
       if (listed.length > 0) return;
     }
+  } else if (fw === 'net/http' && !ROUTER_NAME.test(operand?.text ?? '')) {
+    // `cache.Get("/key", v)` in a file that imports no router: not a route.
+    return;
   } else if (UPPER.has(field) && fw !== 'chi' && fw !== 'fiber') {
     method = field === 'Any' ? null : field;
     path = pattern;

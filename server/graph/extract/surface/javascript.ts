@@ -9,17 +9,32 @@ import {
   HTTP_METHODS,
   joinRoute,
   type Node,
+  parameterType,
   routeName,
   type SurfaceBuilder,
   stringValue,
 } from './common.ts';
 
+const FUNCTION_NODES = new Set([
+  'function_declaration',
+  'generator_function_declaration',
+  'method_definition',
+  'arrow_function',
+  'function_expression',
+  'function',
+]);
 const FUNCTIONS = new Set(['arrow_function', 'function_expression', 'function', 'generator_function']);
 const ROUTE_METHODS = new Map<string, string | null>([
   ...HTTP_METHODS.map((m) => [m.toLowerCase(), m] as [string, string]),
   ['del', 'DELETE'],
   ['all', null],
 ]);
+/**
+ * Receivers that read as a router where no HTTP framework is imported (`cache.get('/key', fallback)` is
+ * not a route; `app.get('/x', h)` in a file handed the app is).
+ */
+const ROUTER_NAME =
+  /(^|\.)(app|api|router|routes?|server|fastify|instance|r|v\d+|\w*(Router|App|Server|Routes))$/;
 const EVENT_METHODS = new Set(['on', 'once', 'addListener', 'addEventListener', 'prependListener']);
 const NEST_METHODS = new Map<string, string | null>([
   ...HTTP_METHODS.map((m) => [m[0] + m.slice(1).toLowerCase(), m] as [string, string]),
@@ -50,7 +65,11 @@ export function handlerOf(s: SurfaceBuilder, arg: Node | null | undefined): Hand
   if (arg.type === 'identifier') return { name: arg.text };
   if (arg.type === 'member_expression') {
     const t = arg.text.replace(/\s+/g, '');
-    return /^[\w$.]+$/.test(t) ? { name: t } : null;
+    if (!/^[\w$.]+$/.test(t)) return null;
+    const object = arg.childForFieldName('object');
+    const recvType =
+      object?.type === 'identifier' ? parameterType(arg, object.text, FUNCTION_NODES) : undefined;
+    return recvType ? { name: t, recvType } : { name: t };
   }
   if (FUNCTIONS.has(arg.type)) {
     const line = arg.startPosition.row + 1;
@@ -91,7 +110,13 @@ function callEntry(s: SurfaceBuilder, call: Node, framework: string): void {
 
   // app.get('/orders', auth, handler); router.get('name', '/orders', handler) (Koa's named routes).
   const method = ROUTE_METHODS.get(prop);
-  if (method !== undefined && first !== undefined && args.length >= 2 && isCallable(last)) {
+  if (
+    method !== undefined &&
+    first !== undefined &&
+    args.length >= 2 &&
+    isCallable(last) &&
+    (framework !== 'http' || ROUTER_NAME.test(object?.text ?? ''))
+  ) {
     const named = stringValue(args[1]);
     const path = first.startsWith('/') || first === '*' ? first : named?.startsWith('/') ? named : undefined;
     if (path !== undefined) {
@@ -231,6 +256,8 @@ function commandEntry(s: SurfaceBuilder, call: Node, args: Node[]): void {
   }
   const name = spec?.trim().split(/\s+/)[0];
   if (!name || !/^[\w:.\-$*]{1,100}$/.test(name)) return;
+  // `.command('GET')` of a client library: a CLI command only with a CLI library or a handler.
+  if (!handler && !s.imports(/['"](commander|yargs|yargs\/yargs|cac|sade)['"]/)) return;
   s.add({ kind: 'cli_command', method: null, path: null, name, framework, at: call, handler });
 }
 

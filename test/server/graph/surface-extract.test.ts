@@ -1,0 +1,228 @@
+// The surface recognisers on the shapes real code takes beyond the fixture apps: app factories, typer,
+// wrapped and typed handlers, gorilla's Methods and sub-routers, Spring's path and method arrays, and
+// the look-alikes that are no route (`cache.get('/key', f)`, `redis.command('GET')`, `@app.errorhandler`).
+// Then the same over real indexes: handlers named through a typed parameter resolve to their method,
+// and this repository's own Fastify routes and tool registry come out where they are literal.
+import assert from 'node:assert/strict';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import { extractFile } from '../../../server/graph/extract/index.ts';
+import type { Language } from '../../../server/graph/types.ts';
+import { graphHub } from './tools/support.ts';
+
+const SURFACE = new Set(['route', 'mcp_tool', 'cli_command', 'event_handler']);
+
+/** `kind name [framework] @line -> handler as written` for each entry of one file. */
+async function surface(path: string, language: Language, text: string): Promise<string[]> {
+  const ex = await extractFile(path, language, text);
+  return ex.nodes
+    .filter((n) => SURFACE.has(n.kind))
+    .map((n) => {
+      const ref = ex.facts.refs.find((r) => r.type === 'handles' && r.from === n.uid);
+      const handler = ref ? `${ref.name}${ref.recvType ? ` (${ref.recvType})` : ''}` : 'none';
+      return `${n.kind} ${n.label} [${(n.metadata as { framework: string }).framework}] @${n.startLine} -> ${handler}`;
+    });
+}
+
+test('Flask app factories, typer commands and non-ASCII paths; an error handler is no route', async () => {
+  const text = `import typer
+from flask import Flask
+
+cli = typer.Typer()
+
+
+def create_app():
+    app = Flask(__name__)
+
+    @app.route('/café/<name>', methods=['PUT'])
+    def greet(name):
+        return name
+
+    @app.errorhandler(404)
+    def missing(e):
+        return "", 404
+
+    return app
+
+
+@cli.command()
+def import_data(path: str):
+    pass
+
+
+if '__main__' == __name__:
+    cli()
+`;
+  assert.deepEqual(await surface('factory.py', 'python', text), [
+    // The nested view has no node of its own: its calls are create_app's.
+    'route PUT /café/<name> [flask] @10 -> create_app',
+    'cli_command import-data [typer] @21 -> import_data',
+  ]);
+  const ex = await extractFile('factory.py', 'python', text);
+  assert.deepEqual(ex.nodes[0]?.metadata, { entry: ['python_main'] });
+});
+
+test('Express handlers behind middleware and wrappers; a computed path is no route', async () => {
+  const text = `import express from 'express';
+import { validate, schema, handler } from './h';
+
+export function mount(router: express.Router, ctrl: OrdersController) {
+  router.get('/a', auth, validate(schema), handler);
+  router.post(\`/b/\${'x'}\`, wrap(async (req, res) => { res.end(); }));
+  router.get(\`\${base}/c\`, handler);
+  router.get('/orders', ctrl.list);
+}
+`;
+  assert.deepEqual(await surface('routes.ts', 'typescript', text), [
+    'route GET /a [express] @5 -> handler',
+    // A template path keeps its substitution as written.
+    `route POST /b/\${'x'} [express] @6 -> mount`,
+    'route GET /orders [express] @8 -> ctrl.list (OrdersController)',
+  ]);
+});
+
+test('look-alikes in code that imports no router or CLI library are left alone', async () => {
+  const text = `const cache = new Map();
+export function read(redis) {
+  emitter.on('ready', onReady);
+  return cache.get('/key', fallback) ?? redis.command('GET');
+}
+function fallback() {}
+function onReady() {}
+`;
+  assert.deepEqual(await surface('cache.ts', 'typescript', text), [
+    'event_handler ready [events] @3 -> onReady',
+  ]);
+  const go = `package web
+
+func lookup(c *Cache) { c.Get("/key", nil) }
+`;
+  assert.deepEqual(await surface('cache.go', 'go', go), []);
+});
+
+test("gorilla's Methods and sub-router prefixes; a handler through a typed parameter carries its type", async () => {
+  const text = `package web
+
+import "github.com/gorilla/mux"
+
+func Routes(store *Store) *mux.Router {
+	r := mux.NewRouter()
+	api := r.PathPrefix("/api").Subrouter()
+	api.HandleFunc("/items", store.List).Methods("GET", "POST")
+	return r
+}
+`;
+  assert.deepEqual(await surface('web/routes.go', 'go', text), [
+    'route GET /api/items [gorilla] @8 -> store.List (Store)',
+    'route POST /api/items [gorilla] @8 -> store.List (Store)',
+  ]);
+});
+
+test("Spring's path and method arrays, and a mapping without a leading slash", async () => {
+  const text = `package x;
+
+@RestController
+public class Paths {
+    @RequestMapping(path = {"/a", "/b"}, method = {RequestMethod.GET, RequestMethod.HEAD})
+    public String ab() { return ""; }
+
+    @PostMapping("x")
+    String x() { return ""; }
+}
+`;
+  assert.deepEqual(await surface('Paths.java', 'java', text), [
+    'route GET /a [spring] @5 -> Paths.ab',
+    'route HEAD /a [spring] @5 -> Paths.ab',
+    'route GET /b [spring] @5 -> Paths.ab',
+    'route HEAD /b [spring] @5 -> Paths.ab',
+    'route POST /x [spring] @8 -> Paths.x',
+  ]);
+});
+
+test('handlers named through typed parameters resolve to the methods they name, across files', async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-typed-'));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(repo, path)), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  };
+  write('go.mod', 'module example.com/web\n\ngo 1.22\n\nrequire github.com/gorilla/mux v1.8.1\n');
+  write(
+    'routes.go',
+    `package web
+
+import "github.com/gorilla/mux"
+
+func Routes(store *Store) *mux.Router {
+	r := mux.NewRouter()
+	r.HandleFunc("/items", store.List).Methods("GET")
+	return r
+}
+`,
+  );
+  write(
+    'store.go',
+    `package web
+
+import "net/http"
+
+type Store struct{}
+
+func (s *Store) List(w http.ResponseWriter, r *http.Request) {}
+`,
+  );
+  write(
+    'src/mount.ts',
+    `import express from 'express';
+import { OrdersController } from './orders.ts';
+
+export function mount(app: express.Express, ctrl: OrdersController) {
+  app.get('/orders', ctrl.list);
+}
+`,
+  );
+  write('src/orders.ts', 'export class OrdersController {\n  list() {\n    return [];\n  }\n}\n');
+  const g = await graphHub(repo);
+  try {
+    const d = await g.data('cos_graph_api_surface', {});
+    assert.deepEqual(
+      d.entries.map(
+        (e: { name: string; handler: { uid: string } | null }) => `${e.name} -> ${e.handler?.uid}`,
+      ),
+      [
+        'GET /items -> code:method:store.go::Store.List',
+        'GET /orders -> code:method:src/orders.ts::OrdersController.list',
+      ],
+    );
+  } finally {
+    await g.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test("this repository's own routes and tools: literal Fastify routes and the tool registry's definitions", async () => {
+  const root = fileURLToPath(new URL('../../../', import.meta.url));
+  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-self-'));
+  for (const dir of ['server/http', 'server/tools/graph'])
+    cpSync(join(root, dir), join(repo, dir), { recursive: true });
+  cpSync(join(root, 'server/app.ts'), join(repo, 'server/app.ts'));
+  const g = await graphHub(repo);
+  try {
+    const tools = await g.data('cos_graph_api_surface', { kind: 'mcp_tool', limit: 500 });
+    const impact = tools.entries.find((e: { name: string }) => e.name === 'cos_graph_impact');
+    assert.equal(impact.framework, 'tool-registry');
+    assert.equal(impact.file, 'server/tools/graph/impact.ts');
+    // The handler is written inline in the definition: the constant it defines owns its calls.
+    assert.equal(impact.handler.uid, 'code:constant:server/tools/graph/impact.ts::graphImpactTool');
+    assert.ok(tools.entries.some((e: { name: string }) => e.name === 'cos_graph_api_surface'));
+    const routes = await g.data('cos_graph_api_surface', { kind: 'route', limit: 500 });
+    const names = routes.entries.map((e: { name: string }) => e.name);
+    for (const want of ['GET /api/graph/impact', 'GET /api/graph/api-surface', 'GET /openapi.json'])
+      assert.ok(names.includes(want), `${want} in ${names.join(', ')}`);
+  } finally {
+    await g.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+});
