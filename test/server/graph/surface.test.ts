@@ -369,3 +369,34 @@ describe('over REST', () => {
     assert.equal(bad.statusCode, 400);
   });
 });
+
+describe('the other graph tools over surface entries', () => {
+  test('trace from a route starts at its handler; context shows the handles edge; the graph stays healthy', async () => {
+    const trace = await data('cos_graph_trace', { entry: 'code:route:django/shop/urls.py::ANY /orders/' });
+    assert.deepEqual(trace.steps[0], {
+      depth: 1,
+      from: 'code:route:django/shop/urls.py::ANY /orders/',
+      to: 'code:function:django/shop/views.py::order_list',
+      to_label: 'order_list',
+      to_kind: 'function',
+      edge_type: 'handles',
+      file_path: 'django/shop/urls.py',
+      line: 7,
+      confidence: 1,
+      external: false,
+      repeat: false,
+    });
+    assert.ok(trace.steps.some((s: Item) => s.depth === 2 && s.to_label === 'JsonResponse'));
+    const ctx = await data('cos_graph_context', { node: 'code:route:express/src/server.js::POST /orders' });
+    assert.deepEqual(
+      ctx.edges_by_type.handles.map((e: Item) => e.uid),
+      ['code:function:express/src/routes/orders.js::createOrder'],
+    );
+    // A handler is used: dead code no longer lists it.
+    const dead = await data('cos_graph_dead_code', { limit: 500 });
+    const deadUids = dead.dead.map((d: Item) => d.uid);
+    assert.ok(!deadUids.includes('code:function:express/src/routes/orders.js::createOrder'));
+    const doctor = await data('cos_graph_doctor', {});
+    assert.equal(doctor.healthy, true, JSON.stringify(doctor.issues));
+  });
+});

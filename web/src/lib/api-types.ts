@@ -5871,7 +5871,7 @@ export interface operations {
                                 to: string;
                                 to_label: string;
                                 to_kind: string;
-                                /** @description calls or constructs */
+                                /** @description calls, constructs, or handles (an API entry to its handler) */
                                 edge_type: string;
                                 /** @description the caller's file */
                                 file_path: string | null;
