@@ -54,8 +54,8 @@ const line = (e: Item) =>
   `${e.kind} ${e.name} [${e.framework}] ${e.file}:${e.line} -> ${e.handler ? e.handler.uid : 'none'}`;
 
 const EXPECTED = [
-  'cli_command clean [yargs] cli-node/build.js:5 -> code:function:cli-node/build.js::cleanOutput',
   'cli_command build [yargs] cli-node/build.js:5 -> code:function:cli-node/build.js::runBuild',
+  'cli_command clean [yargs] cli-node/build.js:5 -> code:function:cli-node/build.js::cleanOutput',
   'cli_command add [commander] cli-node/cli.js:6 -> code:function:cli-node/todos.js::addTodo',
   // An inline action at the top level: no declaration to name.
   'cli_command list [commander] cli-node/cli.js:11 -> none',
@@ -75,8 +75,8 @@ const EXPECTED = [
   'route GET /health [express] express/src/server.js:7 -> none',
   'route GET /orders [express] express/src/server.js:8 -> code:function:express/src/routes/orders.js::listOrders',
   'route POST /orders [express] express/src/server.js:9 -> code:function:express/src/routes/orders.js::createOrder',
-  'route DELETE /orders/:id [express] express/src/server.js:10 -> code:function:express/src/server.js::removeOrder',
   'route GET /orders/:id [express] express/src/server.js:10 -> code:function:express/src/server.js::showOrder',
+  'route DELETE /orders/:id [express] express/src/server.js:10 -> code:function:express/src/server.js::removeOrder',
   'event_handler exit [events] express/test/server.test.js:7 -> code:function:express/test/server.test.js::cleanup',
   'route GET /health [fastapi] fastapi/app/main.py:7 -> code:function:fastapi/app/main.py::health',
   'route GET /items/{item_id} [fastapi] fastapi/app/main.py:12 -> code:function:fastapi/app/main.py::read_item',

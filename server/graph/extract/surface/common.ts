@@ -43,8 +43,9 @@ const ENCLOSING: ReadonlySet<NodeKind> = new Set(['function', 'method', 'constan
 const CALLABLE: ReadonlySet<NodeKind> = new Set(['function', 'method']);
 
 export class SurfaceBuilder {
-  private readonly taken = new Set<string>();
-  private readonly symbols: GraphNode[];
+  /** Built on first use: most files register nothing. */
+  private takenUids: Set<string> | undefined;
+  private symbolList: GraphNode[] | undefined;
   readonly fileUid: string;
 
   constructor(
@@ -52,9 +53,17 @@ export class SurfaceBuilder {
     readonly text: string,
     private readonly ex: Extraction,
   ) {
-    this.symbols = ex.nodes.filter((n) => ENCLOSING.has(n.kind));
     this.fileUid = ex.nodes[0]?.uid ?? `code:file:${path}`;
-    for (const n of ex.nodes) this.taken.add(n.uid);
+  }
+
+  private get taken(): Set<string> {
+    this.takenUids ??= new Set(this.ex.nodes.map((n) => n.uid));
+    return this.takenUids;
+  }
+
+  private get symbols(): GraphNode[] {
+    this.symbolList ??= this.ex.nodes.filter((n) => ENCLOSING.has(n.kind));
+    return this.symbolList;
   }
 
   /** Whether the file's text mentions a module (cheap guess at a framework, by its import). */

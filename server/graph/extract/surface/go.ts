@@ -15,6 +15,8 @@ import {
 
 /** Receivers that read as a router where no router package is imported. */
 const ROUTER_NAME = /^(r|router|mux|app|api|e|g|srv|server|v\d+|\w*(Router|Mux|Group|Routes))$/;
+const ROUTE_SITE =
+  /\.\s*(HandleFunc|Handle|Get|Post|Put|Patch|Delete|Head|Options|GET|POST|PUT|PATCH|DELETE|HEAD|OPTIONS|Any)\s*\(\s*["`]/g;
 const GO_FUNCTIONS = new Set(['function_declaration', 'method_declaration', 'func_literal']);
 const UPPER = new Set<string>([...HTTP_METHODS, 'Any']);
 const CAMEL = new Map<string, string>(HTTP_METHODS.map((m) => [m[0] + m.slice(1).toLowerCase(), m]));
@@ -30,10 +32,22 @@ function goFramework(s: SurfaceBuilder): string {
 
 export function recogniseGo(s: SurfaceBuilder, tree: Tree): void {
   const root = tree.rootNode;
-  const framework = goFramework(s);
-  const groups = groupPrefixes(root);
-  for (const call of root.descendantsOfType('call_expression')) if (call) route(s, call, framework, groups);
-  for (const lit of root.descendantsOfType('composite_literal')) if (lit) cobra(s, lit);
+  const text = s.text;
+  // Registrations are found in the text first; only those sites are read in the tree.
+  const sites = [...text.matchAll(ROUTE_SITE)];
+  if (sites.length > 0) {
+    const framework = goFramework(s);
+    const groups = /\.(Group|PathPrefix)\s*\(/.test(text) ? groupPrefixes(root) : new Map<string, string>();
+    for (const m of sites) {
+      const name = m[1] ?? '';
+      const at = (m.index ?? 0) + m[0].indexOf(name);
+      const field = root.descendantForIndex(at, at + name.length);
+      const call = field?.parent?.type === 'selector_expression' ? field.parent.parent : null;
+      if (call?.type === 'call_expression') route(s, call, framework, groups);
+    }
+  }
+  if (text.includes('cobra.Command'))
+    for (const lit of root.descendantsOfType('composite_literal')) if (lit) cobra(s, lit);
   const pkg = root.namedChildren.find((c) => c?.type === 'package_clause')?.namedChildren[0]?.text;
   if (pkg === 'main')
     for (const f of root.namedChildren)

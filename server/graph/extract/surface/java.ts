@@ -52,6 +52,7 @@ function strings(n: Node | undefined | null): string[] {
 }
 
 export function recogniseJava(s: SurfaceBuilder, tree: Tree): void {
+  if (!/@\w*(Mapping|Listener)\b|\bvoid\s+main\s*\(/.test(s.text)) return;
   for (const cls of tree.rootNode.descendantsOfType('class_declaration')) {
     if (!cls) continue;
     const own = annotations(cls);

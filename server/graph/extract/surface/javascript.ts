@@ -41,13 +41,70 @@ const NEST_METHODS = new Map<string, string | null>([
   ['All', null],
 ]);
 
+/**
+ * Where a registration can be: the member called (`.get(`, `.on(`, …) or a tool definition, found in the
+ * text first, so a file is read only at those sites (a walk over every call of a file cost as much as
+ * its whole extraction).
+ */
+const CALL_SITE =
+  /\.\s*(get|post|put|patch|delete|del|head|options|all|registerTool|tool|command|on|once|addListener|addEventListener|prependListener)\s*\(\s*['"`]|\.\s*(addTool|command)\s*\(\s*\{|\b(define\w*Tool)\s*\(\s*\{/g;
+/** `app.route('/x')`: the head of a chain of `.get(h)`/`.post(h)`. */
+const CHAIN_HEAD = /\.\s*route\s*\(\s*['"`]/g;
+const NEST = /@(Controller|MessagePattern|EventPattern|OnEvent)\b/;
+
+/** The call whose callee is the identifier at `at` (`x.name(…)` or `name(…)`). */
+function callAt(root: Node, at: number, length: number): Node | undefined {
+  const id = root.descendantForIndex(at, at + length);
+  const callee = id?.parent?.type === 'member_expression' ? id.parent : id;
+  const call = callee?.parent;
+  if (call?.type !== 'call_expression' || call.childForFieldName('function')?.id !== callee?.id)
+    return undefined;
+  return call;
+}
+
 export function recogniseJavaScript(s: SurfaceBuilder, tree: Tree): void {
   const root = tree.rootNode;
-  const framework = httpFramework(s);
-  for (const call of root.descendantsOfType('call_expression')) if (call) callEntry(s, call, framework);
-  for (const obj of root.descendantsOfType('object')) if (obj) routeObject(s, obj, framework);
-  for (const cls of root.descendantsOfType(['class_declaration', 'abstract_class_declaration']))
-    if (cls) nestController(s, cls);
+  const text = s.text;
+  let fw: string | undefined;
+  const framework = () => {
+    fw ??= httpFramework(s);
+    return fw;
+  };
+  const calls = new Set<number>();
+  const visit = (call: Node | undefined) => {
+    // By node id: chained calls (`y.command(…).command(…)`) share their start.
+    if (!call || calls.has(call.id)) return;
+    calls.add(call.id);
+    callEntry(s, call, framework());
+  };
+  for (const m of text.matchAll(CALL_SITE)) {
+    const name = m[1] ?? m[2] ?? m[3] ?? '';
+    visit(callAt(root, (m.index ?? 0) + m[0].indexOf(name), name.length));
+  }
+  for (const m of text.matchAll(CHAIN_HEAD)) {
+    // Up the chain: each `.get(h)` called on it is a route of that path.
+    let at = callAt(root, (m.index ?? 0) + m[0].indexOf('route'), 5);
+    for (let i = 0; at && i < 20; i++) {
+      const member = at.parent;
+      const outer = member?.type === 'member_expression' ? member.parent : undefined;
+      if (outer?.type !== 'call_expression') break;
+      visit(outer);
+      at = outer;
+    }
+  }
+  // Route objects: `{ method, url, handler }`, found by their handler.
+  const objects = new Set<number>();
+  for (const m of text.matchAll(/\bhandler\b/g)) {
+    const id = root.descendantForIndex(m.index ?? 0, (m.index ?? 0) + 7);
+    const member = id?.parent;
+    const obj = id?.type === 'shorthand_property_identifier' ? member : member?.parent;
+    if (obj?.type !== 'object' || objects.has(obj.id)) continue;
+    objects.add(obj.id);
+    routeObject(s, obj, framework());
+  }
+  if (NEST.test(text))
+    for (const cls of root.descendantsOfType(['class_declaration', 'abstract_class_declaration']))
+      if (cls) nestController(s, cls);
   nextRoutes(s, root);
 }
 

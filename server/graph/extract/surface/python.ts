@@ -21,7 +21,20 @@ const ROUTE_DECORATORS = new Map<string, string | null>([
 
 export function recognisePython(s: SurfaceBuilder, tree: Tree): void {
   const root = tree.rootNode;
-  const prefixes = routerPrefixes(root);
+  const text = s.text;
+  if (text.includes('urlpatterns')) djangoUrls(s, root);
+  if (text.includes('add_parser')) argparse(s, root);
+  if (/__name__/.test(text))
+    for (const ifs of root.namedChildren) {
+      if (ifs?.type !== 'if_statement') continue;
+      const cond = ifs.childForFieldName('condition')?.text.replace(/\s+/g, '').replaceAll("'", '"');
+      if (cond === '__name__=="__main__"' || cond === '"__main__"==__name__')
+        s.markEntry(s.fileNode, 'python_main');
+    }
+  if (!/^\s*@/m.test(text)) return;
+  const prefixes = /\b(Blueprint|APIRouter)\s*\(/.test(text)
+    ? routerPrefixes(root)
+    : new Map<string, string>();
   const fastapi = s.imports(/^\s*(from|import)\s+(fastapi|starlette)\b/m);
   const typer = s.imports(/^\s*(from|import)\s+typer\b/m);
   for (const dd of root.descendantsOfType('decorated_definition')) {
@@ -30,20 +43,12 @@ export function recognisePython(s: SurfaceBuilder, tree: Tree): void {
     if (def?.type !== 'function_definition') continue;
     const fname = def.childForFieldName('name')?.text ?? '';
     const line = def.startPosition.row + 1;
-    const node = s.declaredAt(line, fname) ?? s.enclosing(line);
-    const handler = s.local(node);
+    // Looked up only for a decorator that registers something (most are @property, @dataclass, …).
+    const handler = () => s.local(s.declaredAt(line, fname) ?? s.enclosing(line));
     for (const d of dd.namedChildren) {
       if (d?.type !== 'decorator') continue;
       decorated(s, dd, d, fname, handler, prefixes, fastapi, typer);
     }
-  }
-  djangoUrls(s, root);
-  argparse(s, root);
-  for (const ifs of root.namedChildren) {
-    if (ifs?.type !== 'if_statement') continue;
-    const cond = ifs.childForFieldName('condition')?.text.replace(/\s+/g, '').replaceAll("'", '"');
-    if (cond === '__name__=="__main__"' || cond === '"__main__"==__name__')
-      s.markEntry(s.fileNode, 'python_main');
   }
 }
 
@@ -80,7 +85,7 @@ function decorated(
   at: Node,
   d: Node,
   fname: string,
-  handler: HandlerRef,
+  handler: () => HandlerRef,
   prefixes: Map<string, string>,
   fastapi: boolean,
   typer: boolean,
@@ -113,12 +118,20 @@ function decorated(
     } else methods = [ROUTE_DECORATORS.get(attr) ?? null];
     const framework = fastapi ? 'fastapi' : 'flask';
     for (const method of methods)
-      s.add({ kind: 'route', method, path, name: routeName(method, path), framework, at, handler });
+      s.add({
+        kind: 'route',
+        method,
+        path,
+        name: routeName(method, path),
+        framework,
+        at,
+        handler: handler(),
+      });
     return;
   }
   if (owner && attr === 'tool') {
     const name = stringValue(keyword(args, 'name')) ?? firstString ?? fname;
-    s.add({ kind: 'mcp_tool', method: null, path: null, name, framework: 'fastmcp', at, handler });
+    s.add({ kind: 'mcp_tool', method: null, path: null, name, framework: 'fastmcp', at, handler: handler() });
     return;
   }
   if (attr === 'command' || attr === 'group') {
@@ -126,7 +139,7 @@ function decorated(
     const name = stringValue(keyword(args, 'name')) ?? firstString ?? fname.replace(/_/g, '-');
     const framework = typer && owner !== 'click' ? 'typer' : 'click';
     if (owner || callee.type === 'identifier')
-      s.add({ kind: 'cli_command', method: null, path: null, name, framework, at, handler });
+      s.add({ kind: 'cli_command', method: null, path: null, name, framework, at, handler: handler() });
     return;
   }
   if (
@@ -135,7 +148,15 @@ function decorated(
     (firstString || attr === 'event')
   ) {
     const name = firstString ?? fname;
-    s.add({ kind: 'event_handler', method: null, path: null, name, framework: 'events', at, handler });
+    s.add({
+      kind: 'event_handler',
+      method: null,
+      path: null,
+      name,
+      framework: 'events',
+      at,
+      handler: handler(),
+    });
   }
 }
 
