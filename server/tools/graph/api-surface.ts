@@ -12,9 +12,8 @@ import { cursorFor, cursorOffset } from './export-page.ts';
 /** Characters of entries an agent's page holds (the budget is 32 K; meta and the rest fit in the remainder). */
 export const AGENT_PAGE_CHARS = 24_000;
 
-export const CursorInput = Type.Optional(
-  Type.String({ minLength: 1, maxLength: 200, description: 'the last next_cursor' }),
-);
+/** The previous page's next_cursor (tools/list leaves it undescribed: the name says it). */
+export const CursorInput = Type.Optional(Type.String({ minLength: 1, maxLength: 200 }));
 
 const Nullable = <T extends Parameters<typeof Type.Union>[0][number]>(s: T) => Type.Union([s, Type.Null()]);
 

@@ -20,9 +20,9 @@ const EXPORT_HEAD = /^\s*(export\s|module\.exports|exports\.|pub(\([^)]*\))?\s|p
 
 export const graphEntrypointsTool = defineTool({
   name: 'cos_graph_entrypoints',
-  title: 'Where the repository is started from',
+  title: 'Where the code starts',
   description:
-    'Entry points scored with reasons: bin/main, program mains, route/tool/command/event handlers, unused exports; tests last.',
+    'Scored entry points and why: bin/main, mains, route/tool/command/event handlers, unused exports; tests last.',
   module: 'graph',
   layer: 'graph',
   input: Type.Object(

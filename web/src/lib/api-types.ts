@@ -777,8 +777,8 @@ export interface paths {
             cookie?: never;
         };
         /**
-         * Where the repository is started from
-         * @description Entry points scored with reasons: bin/main, program mains, route/tool/command/event handlers, unused exports; tests last.
+         * Where the code starts
+         * @description Scored entry points and why: bin/main, mains, route/tool/command/event handlers, unused exports; tests last.
          */
         get: operations["graphEntrypoints"];
         put?: never;
@@ -6809,7 +6809,6 @@ export interface operations {
                 /** @description route prefix (/api), file or folder */
                 path?: string;
                 limit?: number;
-                /** @description the last next_cursor */
                 cursor?: string;
             };
             header?: never;
@@ -6915,7 +6914,6 @@ export interface operations {
         parameters: {
             query?: {
                 limit?: number;
-                /** @description the last next_cursor */
                 cursor?: string;
             };
             header?: never;
