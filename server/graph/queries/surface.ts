@@ -44,6 +44,10 @@ function build(db: Db) {
           AND (metadata LIKE '%"entry":%' OR metadata LIKE '%"entry_files":%')`,
     ),
     byUid: p('SELECT id, uid, kind, label, file_path, start_line FROM graph_nodes WHERE uid = ?'),
+    fileByLabel: p(
+      `SELECT id, uid, kind, label, file_path, start_line FROM graph_nodes
+        WHERE label IN (SELECT value FROM json_each(?)) AND kind = 'file' LIMIT 50`,
+    ),
     // Top-level functions and classes nothing points at (containment aside): exported ones are API.
     unreferenced: p(
       `SELECT n.id, n.uid, n.kind, n.label, n.file_path, n.start_line, n.language, n.signature
@@ -195,7 +199,13 @@ function manifestTarget(
     const n = s.byUid.get(`code:file:${c}`) as ReturnType<typeof manifestTarget>;
     if (n) return n;
   }
-  return undefined;
+  // A built bin (`dist/cos.js`) whose source is a bin of its name elsewhere (`server/bin/cos.mjs`).
+  const name = base.slice(base.lastIndexOf('/') + 1);
+  const labels = JSON.stringify(['.ts', '.mts', '.js', '.mjs', '.cjs'].map((e) => name + e));
+  const bins = (s.fileByLabel.all(labels) as NonNullable<ReturnType<typeof manifestTarget>>[]).filter(
+    (n) => n.file_path !== null && /(^|\/)bin\//.test(n.file_path) && n.file_path.startsWith(dir),
+  );
+  return bins.length === 1 ? bins[0] : undefined;
 }
 
 /**
@@ -252,7 +262,10 @@ export function entryPoints(
       for (const f of m.entry_files as { path?: unknown; reason?: unknown }[]) {
         if (typeof f?.path !== 'string' || typeof f.reason !== 'string') continue;
         const target = manifestTarget(db, n.file_path, f.path);
-        if (target) add(target, f.reason.includes(' bin') ? 'bin' : 'main', f.reason);
+        const key = f.reason.includes(' bin') ? 'bin' : 'main';
+        // A file the graph does not hold (built, not committed): the manifest that names it stands in.
+        if (target) add(target, key, f.reason);
+        else add(n, key, `${f.reason} (${f.path}: not in the graph)`);
       }
   }
   for (const e of surfaceEntries(db)) {

@@ -184,8 +184,17 @@ export function mount(app: express.Express, ctrl: OrdersController) {
 `,
   );
   write('src/orders.ts', 'export class OrdersController {\n  list() {\n    return [];\n  }\n}\n');
+  // Built bins: one whose source is a bin of its name, one the graph cannot map.
+  write('package.json', JSON.stringify({ name: 'web', bin: { web: 'dist/web.js', gone: 'dist/gone.js' } }));
+  write('src/bin/web.ts', "import { mount } from '../mount.ts';\nconsole.log(mount);\n");
   const g = await graphHub(repo);
   try {
+    const ep = await g.data('cos_graph_entrypoints', {});
+    const reasons = new Map(ep.entries.map((e: { uid: string; reasons: string[] }) => [e.uid, e.reasons]));
+    assert.deepEqual(reasons.get('code:file:src/bin/web.ts'), ['package.json bin web']);
+    assert.deepEqual(reasons.get('code:file:package.json'), [
+      'package.json bin gone (dist/gone.js: not in the graph)',
+    ]);
     const d = await g.data('cos_graph_api_surface', {});
     assert.deepEqual(
       d.entries.map(
