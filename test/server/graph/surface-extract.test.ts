@@ -4,13 +4,15 @@
 // Then the same over real indexes: handlers named through a typed parameter resolve to their method,
 // and this repository's own Fastify routes and tool registry come out where they are literal.
 import assert from 'node:assert/strict';
-import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { extractFile } from '../../../server/graph/extract/index.ts';
 import type { Language } from '../../../server/graph/types.ts';
+import { catalog } from '../../../server/tools/catalog.ts';
+import { runTool } from '../../../server/tools/run.ts';
 import { graphHub } from './tools/support.ts';
 
 const SURFACE = new Set(['route', 'mcp_tool', 'cli_command', 'event_handler']);
@@ -233,5 +235,52 @@ test("this repository's own routes and tools: literal Fastify routes and the too
   } finally {
     await g.close();
     rmSync(repo, { recursive: true, force: true });
+  }
+});
+
+test("an agent's page is cut to its budget and the cursor goes on from there; a symlink out of the repository adds nothing", async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-many-'));
+  const outside = mkdtempSync(join(tmpdir(), 'cos-surface-outside-'));
+  const routes = Array.from(
+    { length: 300 },
+    (_, i) =>
+      `app.get('/reports/${i}/summary-by-region-and-quarter', handleReport${i});\nfunction handleReport${i}(req, res) { res.end(); }`,
+  );
+  writeFileSync(
+    join(repo, 'server.js'),
+    `const express = require('express');\nconst app = express();\n${routes.join('\n')}\n`,
+  );
+  writeFileSync(
+    join(outside, 'secret.js'),
+    "const express = require('express');\nexpress().get('/secret', h);\n",
+  );
+  symlinkSync(join(outside, 'secret.js'), join(repo, 'linked.js'));
+  const g = await graphHub(repo);
+  try {
+    const page = await g.data('cos_graph_api_surface', { limit: 500 });
+    assert.equal(page.total, 300, 'the linked file outside the repository is not read');
+    assert.ok(
+      page.entries.length < 300 && page.entries.length > 20,
+      `${page.entries.length} entries on the page`,
+    );
+    assert.match(page.meta.held_back_reason, /agent budget/);
+    assert.ok(page.meta.tokens_estimated * 4 < 32_000);
+    const next = await g.data('cos_graph_api_surface', { limit: 500, cursor: page.next_cursor });
+    assert.equal(next.entries[0].name, `GET /reports/${page.entries.length}/summary-by-region-and-quarter`);
+    // The browser's answer is not cut: REST takes the page whole.
+    const rest = await runTool(
+      catalog.find((t) => t.name === 'cos_graph_api_surface')!,
+      { limit: 500 },
+      {
+        applyBudget: false,
+        ctx: g.hub.context({ transport: 'rest' }),
+      },
+    );
+    assert.ok(rest.ok);
+    assert.equal((rest.data as { entries: unknown[] }).entries.length, 300);
+  } finally {
+    await g.close();
+    rmSync(repo, { recursive: true, force: true });
+    rmSync(outside, { recursive: true, force: true });
   }
 });
