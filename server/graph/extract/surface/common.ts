@@ -108,6 +108,8 @@ export class SurfaceBuilder {
   }
 
   add(e: SurfaceEntry): void {
+    // A "path" of a kilobyte is a string that happens to sit where a route's would (a template, a query).
+    if (e.name.length > NAME_MAX * 2 || (e.path?.length ?? 0) > NAME_MAX * 2) return;
     const label = e.name.length > NAME_MAX ? `${e.name.slice(0, NAME_MAX - 1)}…` : e.name;
     let qname = label;
     for (let i = 2; this.taken.has(symbolUid(e.kind, this.path, qname)); i++) qname = `${label}@${i}`;

@@ -20,6 +20,19 @@ export function addSurface(
   ex: Extraction,
 ): Extraction {
   const s = new SurfaceBuilder(path, text, ex);
+  const nodes = ex.nodes.length;
+  const refs = ex.facts.refs.length;
+  try {
+    recognise(s, language, tree);
+  } catch {
+    // A recogniser that trips on odd syntax costs the file its surface, never its symbols.
+    ex.nodes.length = nodes;
+    ex.facts.refs.length = refs;
+  }
+  return ex;
+}
+
+function recognise(s: SurfaceBuilder, language: Language, tree: Tree): void {
   switch (language) {
     case 'typescript':
     case 'tsx':
@@ -38,7 +51,6 @@ export function addSurface(
     default:
       break;
   }
-  return ex;
 }
 
 /** The entry points a manifest declares (package.json `bin`, `main`), on its file node. */
