@@ -9,6 +9,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import fc from 'fast-check';
 import { extractFile } from '../../../server/graph/extract/index.ts';
 import type { Language } from '../../../server/graph/types.ts';
 import { catalog } from '../../../server/tools/catalog.ts';
@@ -283,4 +284,31 @@ test("an agent's page is cut to its budget and the cursor goes on from there; a 
     rmSync(repo, { recursive: true, force: true });
     rmSync(outside, { recursive: true, force: true });
   }
+});
+
+test('any mix of registrations with any names keeps uids unique, labels short and every handles reference on an entry', async () => {
+  const quote = (v: string) => JSON.stringify(v);
+  const line = fc.oneof(
+    fc
+      .tuple(fc.constantFrom('get', 'post', 'delete'), fc.string({ maxLength: 40 }))
+      .map(([m, p]) => `app.${m}(${quote(`/${p}`)}, handler);`),
+    fc.string({ maxLength: 30 }).map((n) => `server.registerTool(${quote(n)}, {}, async () => ({}));`),
+    fc.string({ maxLength: 30 }).map((n) => `program.command(${quote(n)}).action(run);`),
+    fc.string({ maxLength: 30 }).map((n) => `bus.on(${quote(n)}, (e) => handle(e));`),
+    fc.string({ maxLength: 2000 }).map((p) => `app.get(${quote(`/${p}`)}, handler);`),
+    fc.constant('app.get("/same", handler);'),
+    fc.constant('function handler(req, res) { res.end(); }'),
+  );
+  await fc.assert(
+    fc.asyncProperty(fc.array(line, { maxLength: 25 }), async (lines) => {
+      const text = `const express = require('express');\nconst { Command } = require('commander');\n${lines.join('\n')}\n`;
+      const ex = await extractFile('app.js', 'javascript', text);
+      const uids = ex.nodes.map((n) => n.uid);
+      assert.equal(new Set(uids).size, uids.length, 'uids are unique');
+      const entries = new Set(ex.nodes.filter((n) => SURFACE.has(n.kind)).map((n) => n.uid));
+      for (const n of ex.nodes) assert.ok(n.label.length <= 200, `label of ${n.label.length} characters`);
+      for (const r of ex.facts.refs) if (r.type === 'handles') assert.ok(entries.has(r.from), r.from);
+    }),
+    { numRuns: 60 },
+  );
 });
