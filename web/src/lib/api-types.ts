@@ -7368,7 +7368,7 @@ export interface operations {
         parameters: {
             query?: {
                 query?: string;
-                kind?: "folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external";
+                kind?: "folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external" | "route" | "mcp_tool" | "cli_command" | "event_handler";
                 external?: boolean;
                 limit?: number;
                 /** @description meta.next_cursor */
