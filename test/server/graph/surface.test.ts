@@ -400,3 +400,22 @@ describe('the other graph tools over surface entries', () => {
     assert.equal(doctor.healthy, true, JSON.stringify(doctor.issues));
   });
 });
+
+describe('the repository map', () => {
+  test("cos_graph_overview's API surface and entry points come from the surface", async () => {
+    const o = await data('cos_graph_overview', {});
+    assert.equal(o.api_surface.total, 45);
+    assert.deepEqual(o.api_surface.routes[0], {
+      method: 'ANY',
+      path: '/orders/',
+      handler: 'order_list',
+      file: 'django/shop/urls.py',
+    });
+    assert.ok(o.api_surface.routes.length <= 8);
+    assert.deepEqual(
+      o.entry_points.items.slice(0, 2).map((e: Item) => e.uid),
+      ['code:file:cli-node/cli.js', 'code:file:express/bin/orders.js'],
+    );
+    assert.ok(o.entry_points.items.every((e: Item) => !e.file?.includes('/test/')));
+  });
+});
