@@ -124,6 +124,38 @@ func Routes(store *Store) *mux.Router {
   ]);
 });
 
+test('echo and fiber routes, by the router their file imports', async () => {
+  const echo = `package main
+
+import "github.com/labstack/echo/v4"
+
+func main() {
+	e := echo.New()
+	e.GET("/users/:id", getUser)
+	admin := e.Group("/admin")
+	admin.DELETE("/users/:id", deleteUser)
+}
+`;
+  assert.deepEqual(await surface('echo.go', 'go', echo), [
+    'route GET /users/:id [echo] @7 -> getUser',
+    'route DELETE /admin/users/:id [echo] @9 -> deleteUser',
+  ]);
+  const fiber = `package main
+
+import "github.com/gofiber/fiber/v2"
+
+func main() {
+	app := fiber.New()
+	app.Get("/api/list", list)
+	app.Post("/api/items", func(c *fiber.Ctx) error { return nil })
+}
+`;
+  assert.deepEqual(await surface('fiber.go', 'go', fiber), [
+    'route GET /api/list [fiber] @7 -> list',
+    'route POST /api/items [fiber] @8 -> main',
+  ]);
+});
+
 test("Spring's path and method arrays, and a mapping without a leading slash", async () => {
   const text = `package x;
 
