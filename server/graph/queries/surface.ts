@@ -5,6 +5,7 @@
 // marked nodes, and at most CANDIDATES unreferenced exports.
 import { dbCache } from '../../db/caches.ts';
 import type { Db } from '../../db/open.ts';
+import { dirOf, joinPath, normalize } from '../project.ts';
 import { SURFACE_KINDS } from './vocabulary.ts';
 
 export type SurfaceKindName = (typeof SURFACE_KINDS)[number];
@@ -44,6 +45,11 @@ function build(db: Db) {
           AND (metadata LIKE '%"entry":%' OR metadata LIKE '%"entry_files":%')`,
     ),
     byUid: p('SELECT id, uid, kind, label, file_path, start_line FROM graph_nodes WHERE uid = ?'),
+    mounts: p(
+      `SELECT file_path, metadata FROM graph_nodes
+        WHERE kind = 'file' AND file_id IS NOT NULL AND metadata LIKE '%"mounts":%' ORDER BY file_path`,
+    ),
+    generation: p('SELECT generation FROM graph_state WHERE id = 1').pluck(),
     fileByLabel: p(
       `SELECT id, uid, kind, label, file_path, start_line FROM graph_nodes
         WHERE label IN (SELECT value FROM json_each(?)) AND kind = 'file' LIMIT 50`,
@@ -98,8 +104,22 @@ function parseMeta(text: string | null): Record<string, unknown> {
 
 const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
 
-/** Every surface entry, in file and line order. */
+/** Every surface entry, in file and line order, route paths as served (mounts applied). */
 export function surfaceEntries(db: Db): SurfaceEntry[] {
+  const out = surfaceEntriesRaw(db);
+  const mounted = mountedPaths(db, out);
+  if (mounted.size > 0)
+    for (const e of out) {
+      const path = mounted.get(e.uid);
+      if (path === undefined) continue;
+      e.path = path;
+      e.name = routeName(e.method, path);
+    }
+  return out;
+}
+
+/** Every surface entry as its file registers it. */
+function surfaceEntriesRaw(db: Db): SurfaceEntry[] {
   const out: SurfaceEntry[] = [];
   let last = -1;
   for (const r of statements(db).entries.all(KINDS_JSON) as EntryRow[]) {
@@ -310,18 +330,150 @@ export function entryPoints(
   return { entries, candidatesCut };
 }
 
-/** What a surface node's metadata says of it; undefined for a node of another kind. */
-export function surfaceOf(n: {
-  kind: string;
-  label: string;
-  metadata: string | null;
-}): { kind: SurfaceKindName; method: string | null; path: string | null; name: string } | undefined {
+const routeName = (method: string | null, path: string) => `${method ?? 'ANY'} ${path}`;
+
+function joinRoute(prefix: string, path: string): string {
+  if (!prefix) return path;
+  if (!path || path === '/') return prefix.length > 1 ? prefix.replace(/\/+$/, '') : prefix;
+  return `${prefix.replace(/\/+$/, '')}/${path.replace(/^\/+/, '')}`;
+}
+
+interface Mount {
+  prefix: string;
+  target: string;
+  module?: string;
+  imported?: string;
+}
+
+const JS_EXTS = ['.ts', '.tsx', '.js', '.jsx', '.mjs', '.cjs', '.mts', '.cts'];
+
+/** The files a mount's target can be registered in: its own file, or the module its import names. */
+function mountFiles(db: Db, from: string, m: Mount): string[] {
+  if (!m.module) return [from];
+  const has = (p: string) => statements(db).byUid.get(`code:file:${p}`) !== undefined;
+  const dir = dirOf(from);
+  const out: string[] = [];
+  if (from.endsWith('.py')) {
+    // `from .routers import items`: the package, or its submodule `items`.
+    const mods = [m.module];
+    if (m.imported && m.imported !== '*')
+      mods.push(`${m.module}${m.module.endsWith('.') ? '' : '.'}${m.imported}`);
+    for (const mod of mods) {
+      const rel = /^(\.+)(.*)$/.exec(mod);
+      const roots: string[] = [];
+      let rest = mod;
+      if (rel) {
+        let d = dir;
+        for (let i = 1; i < rel[1]!.length; i++) d = dirOf(d);
+        roots.push(d);
+        rest = rel[2]!;
+      } else
+        for (let d = dir, i = 0; i < 20; d = dirOf(d), i++) {
+          roots.push(d);
+          if (d === '') break;
+        }
+      const rp = rest.replaceAll('.', '/');
+      for (const root of roots)
+        for (const c of rp ? [`${rp}.py`, `${rp}/__init__.py`] : ['__init__.py']) {
+          const p = normalize(joinPath(root, c));
+          if (has(p) && !out.includes(p)) out.push(p);
+        }
+    }
+    return out;
+  }
+  if (!m.module.startsWith('.')) return out;
+  const base = normalize(joinPath(dir, m.module));
+  const stem = base.replace(/\.[cm]?jsx?$/, '');
+  for (const c of [base, ...JS_EXTS.map((e) => stem + e), ...JS_EXTS.map((e) => `${base}/index${e}`)])
+    if (has(c)) return [c];
+  return out;
+}
+
+const mountCache = dbCache<{ generation: number; paths: Map<string, string> }>();
+
+/**
+ * The full path of each route served under a mount (`app.use('/orders', orders)` in another file or
+ * the same one, `include_router(items.router, prefix='/items')`, `register_blueprint(bp, url_prefix=…)`;
+ * a mount of a file whose routes are mounted adds that prefix too, up to four deep). The routes of the
+ * mounted router are picked by the router they are registered on when the mount names one
+ * (`items.router`, `{ router as orders }`, a blueprint imported by name, a router of the same file), else
+ * they are every route of the file the import names. Kept per graph generation.
+ */
+function mountedPaths(db: Db, entries: SurfaceEntry[]): Map<string, string> {
+  const st = statements(db);
+  const generation = st.generation.get() as number;
+  const cached = mountCache.get(db);
+  if (cached && cached.generation === generation) return cached.paths;
+  const paths = new Map<string, string>();
+  mountCache.set(db, { generation, paths });
+  const rows = st.mounts.all() as { file_path: string; metadata: string }[];
+  if (rows.length === 0) return paths;
+  const receivers = new Map<string, string | undefined>();
+  for (const r of st.entries.all(KINDS_JSON) as EntryRow[])
+    if (r.kind === 'route') receivers.set(r.uid, str(parseMeta(r.metadata).receiver) ?? undefined);
+  const routesByFile = new Map<string, { uid: string; receiver: string | undefined; path: string }[]>();
+  for (const e of entries) {
+    if (e.kind !== 'route' || e.path === null) continue;
+    const list = routesByFile.get(e.file) ?? [];
+    list.push({ uid: e.uid, receiver: receivers.get(e.uid), path: e.path });
+    routesByFile.set(e.file, list);
+  }
+  // Each mounted route: the first mount that serves it, and the file that mounts it.
+  const via = new Map<string, { prefix: string; from: string }>();
+  // The mount a whole file's routes are served under, for mounts of mounts.
+  const fileMount = new Map<string, { prefix: string; from: string }>();
+  for (const row of rows) {
+    const meta = parseMeta(row.metadata);
+    if (!Array.isArray(meta.mounts)) continue;
+    for (const m of meta.mounts as Mount[]) {
+      if (typeof m?.prefix !== 'string' || typeof m.target !== 'string') continue;
+      const [head, ...rest] = m.target.split('.');
+      const wanted =
+        rest.length > 0
+          ? rest.join('.')
+          : !m.module
+            ? head
+            : m.imported && m.imported !== '*' && m.imported !== 'default'
+              ? m.imported
+              : undefined;
+      for (const file of mountFiles(db, row.file_path, m)) {
+        if (file !== row.file_path && !fileMount.has(file))
+          fileMount.set(file, { prefix: m.prefix, from: row.file_path });
+        for (const r of routesByFile.get(file) ?? [])
+          if ((wanted === undefined || r.receiver === wanted) && !via.has(r.uid))
+            via.set(r.uid, { prefix: m.prefix, from: row.file_path });
+      }
+    }
+  }
+  const outer = (file: string, depth: number): string => {
+    const up = fileMount.get(file);
+    return up && depth < 4 ? joinRoute(outer(up.from, depth + 1), up.prefix) : '';
+  };
+  for (const list of routesByFile.values())
+    for (const r of list) {
+      const v = via.get(r.uid);
+      if (v) paths.set(r.uid, joinRoute(joinRoute(outer(v.from, 0), v.prefix), r.path));
+    }
+  return paths;
+}
+
+/** What a surface node's metadata says of it, a route's path as served; undefined for another kind. */
+export function surfaceOf(
+  db: Db,
+  n: { uid: string; kind: string; label: string; metadata: string | null },
+): { kind: SurfaceKindName; method: string | null; path: string | null; name: string } | undefined {
   if (!(SURFACE_KINDS as readonly string[]).includes(n.kind)) return undefined;
   const m = parseMeta(n.metadata);
-  return {
-    kind: n.kind as SurfaceKindName,
-    method: str(m.method),
-    path: str(m.path),
-    name: str(m.name) ?? n.label,
-  };
+  const method = str(m.method);
+  if (n.kind === 'route') {
+    const cached = mountCache.get(db);
+    const paths =
+      cached && cached.generation === (statements(db).generation.get() as number)
+        ? cached.paths
+        : mountedPaths(db, surfaceEntriesRaw(db));
+    const mounted = paths.get(n.uid);
+    if (mounted !== undefined)
+      return { kind: 'route', method, path: mounted, name: routeName(method, mounted) };
+  }
+  return { kind: n.kind as SurfaceKindName, method, path: str(m.path), name: str(m.name) ?? n.label };
 }

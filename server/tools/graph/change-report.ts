@@ -435,7 +435,7 @@ function touchedSurface(
   for (const f of files) {
     if (f.status === 'deleted') continue;
     for (const n of r.s.inFile.all(f.path) as NodeRow[]) {
-      const s = surfaceOf(n);
+      const s = surfaceOf(r.db, n);
       if (!s || n.start_line === null) continue;
       const end = n.end_line ?? n.start_line;
       if (f.status !== 'added' && !f.ranges.some(([a, b]) => n.start_line! <= b && end >= a)) continue;

@@ -97,7 +97,7 @@ export type TouchedEntry = Static<typeof TouchedEntrySchema>;
 /** A reached node as a touched surface entry, or undefined when it is not one. */
 export function touchedEntry(r: GraphReader, reach: Reached): TouchedEntry | undefined {
   const n = r.nodeById(reach.id);
-  const s = n ? surfaceOf(n) : undefined;
+  const s = n ? surfaceOf(r.db, n) : undefined;
   const via = r.nodeById(reach.from);
   if (!n || !s || !via) return undefined;
   return {

@@ -344,3 +344,67 @@ test('any mix of registrations with any names keeps uids unique, labels short an
     { numRuns: 60 },
   );
 });
+
+test('routes served under a mount in another file carry its prefix, a mount of a mount too; impact names them so', async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-mounts-'));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(repo, path)), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  };
+  write(
+    'web/app.js',
+    "const express = require('express');\nconst api = require('./routes');\nconst app = express();\napp.use('/api', api);\napp.get('/health', health);\nfunction health() {}\n",
+  );
+  write(
+    'web/routes/index.js',
+    "const express = require('express');\nconst orders = require('./orders');\nconst router = express.Router();\nrouter.use('/orders', auth, orders);\nmodule.exports = router;\nfunction auth() {}\n",
+  );
+  write(
+    'web/routes/orders.js',
+    "const express = require('express');\nconst router = express.Router();\nrouter.get('/', listOrders);\nrouter.post('/:id/ship', shipOrder);\nfunction listOrders() {}\nfunction shipOrder() {}\nmodule.exports = router;\n",
+  );
+  write(
+    'svc/app/main.py',
+    'from fastapi import FastAPI\n\nfrom .routers import items\nfrom .admin import admin_bp\n\napp = FastAPI()\napp.include_router(items.router, prefix="/items")\napp.register_blueprint(admin_bp, url_prefix="/admin")\n',
+  );
+  write('svc/app/__init__.py', '');
+  write('svc/app/routers/__init__.py', '');
+  write(
+    'svc/app/routers/items.py',
+    'from fastapi import APIRouter\n\nrouter = APIRouter()\nother = APIRouter()\n\n\n@router.get("/{item_id}")\ndef read_item(item_id: int):\n    return item_id\n\n\n@other.get("/unmounted")\ndef unmounted():\n    return 1\n',
+  );
+  write(
+    'svc/app/admin.py',
+    'from flask import Blueprint\n\nadmin_bp = Blueprint("admin", __name__)\n\n\n@admin_bp.route("/stats")\ndef stats():\n    return {}\n',
+  );
+  const g = await graphHub(repo);
+  try {
+    const d = await g.data('cos_graph_api_surface', { kind: 'route' });
+    assert.deepEqual(
+      d.entries.map(
+        (e: { name: string; handler: { label: string } | null }) => `${e.name} -> ${e.handler?.label}`,
+      ),
+      [
+        'GET /admin/stats -> stats',
+        'GET /items/{item_id} -> read_item',
+        // Registered on another router of the file, which nothing mounts.
+        'GET /unmounted -> unmounted',
+        'GET /health -> health',
+        'GET /api/orders -> listOrders',
+        'POST /api/orders/:id/ship -> shipOrder',
+      ],
+    );
+    const under = await g.data('cos_graph_api_surface', { path: '/api/orders' });
+    assert.equal(under.total, 2);
+    const impact = await g.data('cos_graph_impact', {
+      node: 'code:function:web/routes/orders.js::shipOrder',
+    });
+    assert.deepEqual(
+      impact.api_surface.map((e: { name: string }) => e.name),
+      ['POST /api/orders/:id/ship'],
+    );
+  } finally {
+    await g.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

@@ -102,7 +102,8 @@ const EXPECTED = [
   'route ANY /static/ [net/http] go-http/cmd/server/main.go:16 -> none',
   'route GET / [hono] hono/index.ts:5 -> none',
   'route POST /posts [hono] hono/index.ts:6 -> code:function:hono/index.ts::createPost',
-  'route GET / [hono] hono/index.ts:8 -> code:function:hono/index.ts::listPosts',
+  // `app.route('/api', api)` serves api's routes under /api.
+  'route GET /api [hono] hono/index.ts:8 -> code:function:hono/index.ts::listPosts',
   'route GET /books [koa] koa/router.js:5 -> code:function:koa/books.js::listBooks',
   'route POST /books [koa] koa/router.js:6 -> none',
   'mcp_tool get_forecast [fastmcp] mcp-py/server.py:6 -> code:function:mcp-py/server.py::get_forecast',
@@ -133,11 +134,11 @@ describe('cos_graph_api_surface', () => {
     assert.deepEqual(d.by_kind, { route: 45, mcp_tool: 4, cli_command: 11, event_handler: 7 });
     assert.equal(d.next_cursor, null);
     assert.equal(typeof d.meta.freshness.generation, 'number');
-    // Two `GET /` registrations in one file are two entries with two uids.
-    const hono = d.entries.filter((e: Item) => e.file === 'hono/index.ts' && e.name === 'GET /');
+    // Two `GET /` registrations in one file are two entries with two uids (the second is served at /api).
+    const hono = d.entries.filter((e: Item) => e.file === 'hono/index.ts' && e.method === 'GET');
     assert.deepEqual(
-      hono.map((e: Item) => e.uid),
-      ['code:route:hono/index.ts::GET /', 'code:route:hono/index.ts::GET /@2'],
+      hono.map((e: Item) => `${e.uid} ${e.name}`),
+      ['code:route:hono/index.ts::GET / GET /', 'code:route:hono/index.ts::GET /@2 GET /api'],
     );
     const handler = d.entries.find(
       (e: Item) => e.name === 'GET /orders' && e.framework === 'express',

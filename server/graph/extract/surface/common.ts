@@ -33,6 +33,20 @@ export interface SurfaceEntry {
   /** The syntax that registers it (its lines are the entry's lines). */
   at: Node;
   handler: HandlerRef;
+  /** The router a route is registered on, as written (`router`, `bp`), for mounts (see `mount`). */
+  receiver?: string;
+}
+
+/**
+ * `app.use('/orders', ordersRouter)`, `app.include_router(items.router, prefix='/items')`: the routes of
+ * `target` are served under `prefix`. `module`/`imported` say where `target`'s head comes from (the
+ * file's import binding), so queries/surface.ts can find the file that registers them.
+ */
+export interface Mount {
+  prefix: string;
+  target: string;
+  module?: string;
+  imported?: string;
 }
 
 /** Where a handler sits: at most this many characters of a name as written are kept. */
@@ -103,6 +117,23 @@ export class SurfaceBuilder {
     meta.entry = list;
   }
 
+  /** Records a mount on the file node (`metadata.mounts`), with the import its target's head names. */
+  mount(prefix: string, target: string): void {
+    const file = this.fileNode;
+    if (!file || !/^[\w$.]{1,100}$/.test(target) || prefix.length > NAME_MAX) return;
+    const head = target.split('.')[0] ?? target;
+    const binding = this.ex.facts.bindings.find((b) => b.local === head);
+    const m: Mount = { prefix, target };
+    if (binding) {
+      m.module = binding.module;
+      m.imported = binding.imported;
+    }
+    file.metadata ??= {};
+    const list = Array.isArray(file.metadata.mounts) ? (file.metadata.mounts as Mount[]) : [];
+    if (list.length < 100) list.push(m);
+    file.metadata.mounts = list;
+  }
+
   get fileNode(): GraphNode | undefined {
     return this.ex.nodes[0];
   }
@@ -123,7 +154,13 @@ export class SurfaceBuilder {
       startLine: e.at.startPosition.row + 1,
       endLine: e.at.endPosition.row + 1,
       parent: this.fileUid,
-      metadata: { method: e.method, path: e.path, name: e.name, framework: e.framework },
+      metadata: {
+        method: e.method,
+        path: e.path,
+        name: e.name,
+        framework: e.framework,
+        ...(e.receiver && /^[\w$.]{1,100}$/.test(e.receiver) ? { receiver: e.receiver } : {}),
+      },
     });
     const h = e.handler;
     if (!h) return;

@@ -48,6 +48,8 @@ const NEST_METHODS = new Map<string, string | null>([
  */
 const CALL_SITE =
   /\.\s*(get|post|put|patch|delete|del|head|options|all|registerTool|tool|command|on|once|addListener|addEventListener|prependListener)\s*\(\s*['"`]|\.\s*(addTool|command)\s*\(\s*\{|\b(define\w*Tool)\s*\(\s*\{/g;
+/** `app.use('/api', router)`, Hono's `app.route('/api', sub)`: where a router is mounted. */
+const MOUNT_SITE = /\.\s*(use|route)\s*\(\s*['"`]\//g;
 /** `app.route('/x')`: the head of a chain of `.get(h)`/`.post(h)`. */
 const CHAIN_HEAD = /\.\s*route\s*\(\s*['"`]/g;
 const NEST = /@(Controller|MessagePattern|EventPattern|OnEvent)\b/;
@@ -80,6 +82,23 @@ export function recogniseJavaScript(s: SurfaceBuilder, tree: Tree): void {
   for (const m of text.matchAll(CALL_SITE)) {
     const name = m[1] ?? m[2] ?? m[3] ?? '';
     visit(callAt(root, (m.index ?? 0) + m[0].indexOf(name), name.length));
+  }
+  for (const m of text.matchAll(MOUNT_SITE)) {
+    const name = m[1] ?? '';
+    const call = callAt(root, (m.index ?? 0) + m[0].indexOf(name), name.length);
+    const args = call?.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
+    const prefix = stringValue(args[0]);
+    // app.use('/api', auth, router), app.use('/api', router.routes()), app.route('/api', sub) (Hono).
+    let target = args.length >= 2 ? args[args.length - 1] : undefined;
+    if (
+      target?.type === 'call_expression' &&
+      (target.childForFieldName('arguments')?.namedChildCount ?? 1) === 0
+    ) {
+      const fn = target.childForFieldName('function');
+      target = fn?.type === 'member_expression' ? (fn.childForFieldName('object') ?? undefined) : undefined;
+    }
+    if (prefix?.startsWith('/') && (target?.type === 'identifier' || target?.type === 'member_expression'))
+      s.mount(prefix, target.text);
   }
   for (const m of text.matchAll(CHAIN_HEAD)) {
     // Up the chain: each `.get(h)` called on it is a route of that path.
@@ -185,6 +204,9 @@ function callEntry(s: SurfaceBuilder, call: Node, framework: string): void {
         framework,
         at: call,
         handler: handlerOf(s, last),
+        ...(object && (object.type === 'identifier' || object.type === 'member_expression')
+          ? { receiver: object.text }
+          : {}),
       });
       return;
     }

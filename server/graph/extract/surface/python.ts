@@ -31,6 +31,19 @@ export function recognisePython(s: SurfaceBuilder, tree: Tree): void {
       if (cond === '__name__=="__main__"' || cond === '"__main__"==__name__')
         s.markEntry(s.fileNode, 'python_main');
     }
+  // app.include_router(items.router, prefix='/items'); app.register_blueprint(admin, url_prefix='/admin')
+  for (const m of text.matchAll(/\.\s*(include_router|register_blueprint)\s*\(/g)) {
+    const name = m[1] ?? '';
+    const at = (m.index ?? 0) + m[0].indexOf(name);
+    const id = root.descendantForIndex(at, at + name.length);
+    const call = id?.parent?.type === 'attribute' ? id.parent.parent : null;
+    if (call?.type !== 'call') continue;
+    const args = call.childForFieldName('arguments');
+    const target = args?.namedChildren[0];
+    const prefix = stringValue(keyword(args, name === 'include_router' ? 'prefix' : 'url_prefix'));
+    if (prefix?.startsWith('/') && (target?.type === 'identifier' || target?.type === 'attribute'))
+      s.mount(prefix, target.text);
+  }
   if (!/^\s*@/m.test(text)) return;
   const prefixes = /\b(Blueprint|APIRouter)\s*\(/.test(text)
     ? routerPrefixes(root)
@@ -126,6 +139,7 @@ function decorated(
         framework,
         at,
         handler: handler(),
+        receiver: owner,
       });
     return;
   }
