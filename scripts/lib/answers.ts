@@ -212,6 +212,8 @@ export function defaultCalls(plan: CorpusPlan, ids: CorpusIds): Call[] {
     { tool: 'cos_graph_export', args: {} },
     { tool: 'cos_graph_cycles', args: {} },
     { tool: 'cos_graph_dead_code', args: {} },
+    { tool: 'cos_graph_api_surface', args: {} },
+    { tool: 'cos_graph_entrypoints', args: {} },
     { tool: 'cos_graph_stats', args: {} },
     { tool: 'cos_graph_doctor', args: {} },
     { tool: 'cos_graph_reindex', args: {} },

@@ -4,6 +4,7 @@
 import { isAbsolute } from 'node:path';
 import type { Logger } from 'pino';
 import type { Db } from '../db/open.ts';
+import { SURFACE_NODE_KINDS } from './extract/surface/common.ts';
 import { EXTRACTION_VERSION } from './extract/version.ts';
 import { decodeFacts } from './facts.ts';
 import { languageOf } from './parser.ts';
@@ -170,7 +171,8 @@ export class Indexer {
     const uids: string[] = [];
     for (const n of nodes) {
       uids.push(n.uid);
-      if (n.kind === 'file' || n.kind === 'doc_file') continue;
+      // Surface entries are named by route or command, never by a call: they are no definitions.
+      if (n.kind === 'file' || n.kind === 'doc_file' || SURFACE_NODE_KINDS.has(n.kind)) continue;
       let l = defs.get(n.qualified_name);
       if (!l) {
         l = [];

@@ -208,6 +208,10 @@ export class Resolver {
             confidence: CONFIDENCE.exact,
           });
           break;
+        case 'handles':
+          // A surface entry (route, tool, command, event) to its handler, named as a call names it.
+          push(ref, this.lookup(rec, ref, VALUE_KINDS));
+          break;
         case 'calls':
         case 'constructs': {
           const t = this.lookup(rec, ref, VALUE_KINDS);

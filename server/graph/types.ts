@@ -17,7 +17,14 @@ export type NodeKind =
   | 'variable'
   | 'constant'
   | 'dependency'
-  | 'external';
+  | 'external'
+  | SurfaceKind;
+
+/**
+ * What a repository exposes (issue 31): an HTTP route, an MCP tool, a CLI command, an event handler.
+ * Each is a node in the file that registers it, with a `handles` edge to its handler.
+ */
+export type SurfaceKind = 'route' | 'mcp_tool' | 'cli_command' | 'event_handler';
 
 export type EdgeType =
   | 'contains'
@@ -31,7 +38,8 @@ export type EdgeType =
   | 'links_to'
   | 'cites_heading'
   | 'requires'
-  | 'tests';
+  | 'tests'
+  | 'handles';
 
 export interface GraphNode {
   uid: string;

@@ -1,6 +1,6 @@
 // The Map page against the real hub on a repository with two groups of code (billing in TypeScript, auth
 // in Python): the groups drawn as clusters and listed with their central symbols, a symbol opening on
-// the Graph page, the API surface table filtered (from route nodes as the graph records them) and its
+// the Graph page, the API surface table filtered (the routes of an Express file the graph indexed) and its
 // empty state, in light and in dark.
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
@@ -96,32 +96,13 @@ describe('Map, light and dark', () => {
   }
 
   test('the API surface table lists the routes the graph records and filters them', async () => {
-    // Route nodes as the graph's API-surface extraction records them (label "METHOD /path", the handler
-    // in metadata); written here beside the indexed files, then a pass makes a new generation.
-    const file = hub.hub.db
-      .prepare("SELECT id FROM graph_files WHERE path = 'src/billing/invoice.ts'")
-      .pluck()
-      .get();
-    const insert = hub.hub.db.prepare(
-      `INSERT INTO graph_nodes (uid, kind, label, qualified_name, file_path, start_line, language, metadata, file_id)
-       VALUES (?, 'route', ?, ?, 'src/billing/invoice.ts', ?, 'typescript', ?, ?)`,
+    // An Express router beside the indexed files: the surface recognisers make its routes, the next
+    // pass a new generation.
+    write(
+      'src/billing/routes.ts',
+      "import express from 'express';\nimport { invoiceTotal } from './invoice';\nimport { ledgerTotal } from './ledger';\n\nconst app = express();\napp.get('/invoices/:id', invoiceTotal);\napp.post('/invoices', invoiceTotal);\napp.delete('/ledger/{entry}', ledgerTotal);\n",
     );
-    const routes = [
-      ['GET /invoices/:id', 'invoiceTotal'],
-      ['POST /invoices', 'invoiceTotal'],
-      ['DELETE /ledger/{entry}', 'ledgerTotal'],
-    ];
-    routes.forEach(([label, handler], i) => {
-      insert.run(
-        `code:route:src/billing/invoice.ts::${label}`,
-        label,
-        label,
-        i + 1,
-        JSON.stringify({ handler }),
-        file,
-      );
-    });
-    hub.hub.db.prepare('UPDATE graph_state SET generation = generation + 1 WHERE id = 1').run();
+    await hub.hub.services.graph.reindex({ paths: ['src/billing/routes.ts'] });
     const { page, errors, close } = await openPage(browser, { colorScheme: 'dark' });
     try {
       await page.goto(`${hub.url}/map`);
@@ -134,7 +115,7 @@ describe('Map, light and dark', () => {
       assert.equal(await api.getByRole('row').count(), 2);
       assert.match(
         (await api.getByRole('row').nth(1).textContent()) ?? '',
-        /DELETE\/ledger\/\{entry\}ledgerTotalsrc\/billing\/invoice\.ts/,
+        /DELETE\/ledger\/\{entry\}ledgerTotalsrc\/billing\/routes\.ts/,
       );
       await settle(page);
       await screenshot(page, 'map-api-dark');

@@ -9,4 +9,6 @@
 //    escapes in template types, `export import = require`, `using` as a value, …).
 // 4: object-literal methods are nodes (`api.get`); receiver chains followed through declared types
 //    (`this.a.b()`, `getStore().get()`): fields' and functions' declared types in the facts (issue 31).
-export const EXTRACTION_VERSION = 4;
+// 5: the API surface (issue 31): route, mcp_tool, cli_command and event_handler nodes with `handles`
+//    references to their handlers, and `metadata.entry` / `entry_files` on entry points.
+export const EXTRACTION_VERSION = 5;

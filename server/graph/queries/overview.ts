@@ -9,6 +9,8 @@ import { cachedMapModel, derived, isCurrent, mapModel } from './map-cache.ts';
 import type { MapModel } from './map-model.ts';
 import { globalRanking } from './ranking.ts';
 import { type GraphReader, graphReader } from './store.ts';
+import { entryPoints, surfaceEntries } from './surface.ts';
+import { isTestPath } from './text.ts';
 
 export interface ApiRoute {
   method: string;
@@ -52,56 +54,41 @@ export interface Overview {
   next: string[];
 }
 
-const ROUTES_LISTED = 20;
-
 /**
- * HOOK for cos_graph_api_surface (built beside this): the routes the graph knows, or null while it has
- * none. Reads nodes of kind `route` (label `METHOD /path`, metadata `{"handler": …}`) if the extractors
- * write them; the api-surface query can replace this body with its own summary.
+ * Routes and entry points the overview lists (the tools page the rest): the whole overview stays under
+ * 2,000 tokens with a repository's groups and symbols beside them.
  */
+const SURFACE_LISTED = 8;
+
+/** The routes the graph knows (extract/surface/, queries/surface.ts), or null while it has none. */
 export function apiSurfaceSummary(r: GraphReader): ApiSurfaceSummary | null {
-  const rows = r.db
-    .prepare(
-      "SELECT label, file_path, metadata FROM graph_nodes WHERE kind = 'route' ORDER BY file_path, start_line LIMIT ?",
-    )
-    .all(ROUTES_LISTED) as { label: string; file_path: string | null; metadata: string | null }[];
-  if (rows.length === 0) return null;
-  const total = r.db.prepare("SELECT count(*) FROM graph_nodes WHERE kind = 'route'").pluck().get() as number;
+  const routes = surfaceEntries(r.db).filter((e) => e.kind === 'route');
+  if (routes.length === 0) return null;
   return {
-    total,
-    routes: rows.map((row) => {
-      const [method, ...rest] = row.label.split(' ');
-      let handler: string | null = null;
-      try {
-        const meta = row.metadata ? (JSON.parse(row.metadata) as { handler?: unknown }) : {};
-        if (typeof meta.handler === 'string') handler = meta.handler;
-      } catch {}
-      return {
-        method: rest.length > 0 ? (method ?? '') : '',
-        path: rest.length > 0 ? rest.join(' ') : row.label,
-        handler,
-        file: row.file_path,
-      };
-    }),
+    total: routes.length,
+    routes: routes.slice(0, SURFACE_LISTED).map((e) => ({
+      method: e.method ?? 'ANY',
+      path: e.path ?? e.name,
+      handler: e.handler?.label ?? null,
+      file: e.file,
+    })),
   };
 }
 
 /**
- * HOOK for the entry points (built beside this with the API surface): null until the graph records
- * them (nodes of kind `entry_point`).
+ * The entry points cos_graph_entrypoints ranks first (tests and unused exports aside: the map reads no
+ * files), or null while the graph records none.
  */
 export function entryPointsSummary(r: GraphReader): EntryPointsSummary | null {
-  const rows = r.db
-    .prepare(
-      "SELECT uid, label, kind, file_path FROM graph_nodes WHERE kind = 'entry_point' ORDER BY file_path LIMIT ?",
-    )
-    .all(ROUTES_LISTED) as { uid: string; label: string; kind: string; file_path: string | null }[];
-  if (rows.length === 0) return null;
-  const total = r.db
-    .prepare("SELECT count(*) FROM graph_nodes WHERE kind = 'entry_point'")
-    .pluck()
-    .get() as number;
-  return { total, items: rows.map((x) => ({ uid: x.uid, label: x.label, kind: x.kind, file: x.file_path })) };
+  const { entries } = entryPoints(r.db, { isTest: isTestPath, exported: () => false });
+  const items = entries.filter((e) => !e.is_test);
+  if (items.length === 0) return null;
+  return {
+    total: items.length,
+    items: items
+      .slice(0, SURFACE_LISTED)
+      .map((e) => ({ uid: e.uid, label: e.label, kind: e.kind, file: e.file })),
+  };
 }
 
 export function buildOverview(
@@ -172,7 +159,9 @@ export function overviewText(o: Overview, maxChars: number): string {
       `API surface: ${o.api_surface.total} routes (${o.api_surface.routes
         .slice(0, 5)
         .map((x) => `${x.method} ${x.path}`.trim())
-        .join(', ')}${o.api_surface.total > 5 ? ', …' : ''}).`,
+        .join(
+          ', ',
+        )}${o.api_surface.total > 5 ? ', …' : ''}; cos_graph_api_surface has them all with their handlers).`,
     );
   if (o.entry_points)
     head.push(

@@ -19,6 +19,10 @@ export const NODE_KINDS = [
   'constant',
   'dependency',
   'external',
+  'route',
+  'mcp_tool',
+  'cli_command',
+  'event_handler',
 ] as const satisfies readonly NodeKind[];
 
 export const EDGE_TYPES = [
@@ -34,4 +38,13 @@ export const EDGE_TYPES = [
   'cites_heading',
   'requires',
   'tests',
+  'handles',
 ] as const satisfies readonly EdgeType[];
+
+/** The node kinds of a repository's API surface (server/graph/extract/surface/). */
+export const SURFACE_KINDS = [
+  'route',
+  'mcp_tool',
+  'cli_command',
+  'event_handler',
+] as const satisfies readonly NodeKind[];

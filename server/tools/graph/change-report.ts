@@ -9,12 +9,21 @@ import type { FileDiff } from '../../git/diff.ts';
 import { GitError } from '../../git/run.ts';
 import type { DiffResult } from '../../git/service.ts';
 import { symbolsForChange, tasksReferencing } from '../../graph/queries/changes.ts';
-import type { NodeRow } from '../../graph/queries/store.ts';
+import type { GraphReader, NodeRow } from '../../graph/queries/store.ts';
+import { surfaceOf } from '../../graph/queries/surface.ts';
 import { type Reached, walk } from '../../graph/queries/traverse.ts';
 import { testSubject } from '../../graph/resolve.ts';
 import type { ToolContext } from '../context.ts';
 import { completenessOf, type GraphCall, quoteInput } from './common.ts';
-import { type Impacted, ImpactedSchema, impactedOut, tierOf } from './impact.ts';
+import {
+  type Impacted,
+  ImpactedSchema,
+  impactedOut,
+  type TouchedEntry,
+  TouchedEntrySchema,
+  tierOf,
+  touchedEntry,
+} from './impact.ts';
 
 /** Files whose change moves resolution or the build for the whole project. */
 const PROJECT_FILE =
@@ -97,6 +106,10 @@ export const AffectedSchema = Type.Object({
       matched: Type.Array(Type.String()),
     }),
   ),
+  api_surface: Type.Array(TouchedEntrySchema, {
+    description:
+      'routes, MCP tools, CLI commands and event handlers the change touches: registrations in the changed lines (depth 0) and entries whose handler depends on a changed symbol',
+  }),
 });
 
 export const SummarySchema = Type.Object(
@@ -107,6 +120,7 @@ export const SummarySchema = Type.Object(
     will_break: Type.Integer(),
     tests: Type.Integer(),
     tasks: Type.Integer(),
+    api_surface: Type.Integer(),
   },
   {
     description:
@@ -232,6 +246,7 @@ export function changeReport(
       if (t?.file_path) addTest(node.id, t.file_path);
     }
   }
+  const surface = touchedSurface(r, files, reached);
   const rank = { will_break: 0, should_review: 1, context: 2 } as Record<string, number>;
   consumers.sort(
     (a, b) => (rank[a.tier] ?? 3) - (rank[b.tier] ?? 3) || a.depth - b.depth || a.uid.localeCompare(b.uid),
@@ -303,6 +318,11 @@ export function changeReport(
     );
   if (consumers.length > 0 && willBreak === 0)
     raise('medium', `${counted(consumers.length, 'consumer')} within ${counted(depth, 'hop')}`);
+  if (surface.length > 0)
+    raise(
+      'medium',
+      `touches ${counted(surface.length, 'entry point', 'entry points')} of the API surface: ${list(surface.map((e) => `${e.kind === 'route' ? 'route' : e.kind.replace('_', ' ')} ${e.name}`))}`,
+    );
   const open = tasks.filter((t) => !isFinished(t.status));
   if (open.length > 0)
     raise(
@@ -368,13 +388,15 @@ export function changeReport(
   // Every list is paged the same way, so one next_offset serves them all; summary has each whole count.
   const page = <T>(xs: T[]): T[] => xs.slice(offset, offset + limit);
   const more =
-    Math.max(files.length, symbols.length, consumers.length, tests.length, tasks.length) > offset + limit;
+    Math.max(files.length, symbols.length, consumers.length, tests.length, tasks.length, surface.length) >
+    offset + limit;
   return {
     changes: { files: page(files).map(fileOut), symbols: page(symbols) },
     affected: {
       consumers: page(consumers),
       tests: page(tests),
       tasks: page(tasks),
+      api_surface: page(surface),
     },
     summary: {
       files: files.length,
@@ -383,6 +405,7 @@ export function changeReport(
       will_break: willBreak,
       tests: tests.length,
       tasks: tasks.length,
+      api_surface: surface.length,
     },
     risk_level: risk,
     risk_reasons: reasons,
@@ -396,6 +419,38 @@ export function changeReport(
       ...(hunksCut > 0 ? { hunks_held_back: hunksCut } : {}),
     },
   };
+}
+
+/**
+ * The surface entries a change touches: those registered in the changed lines (depth 0), then those the
+ * walk reached (a changed handler, or a function a handler relies on), nearest first.
+ */
+function touchedSurface(
+  r: GraphReader,
+  files: readonly FileDiff[],
+  reached: Map<number, Reached>,
+): TouchedEntry[] {
+  const out: TouchedEntry[] = [];
+  const seen = new Set<number>();
+  for (const f of files) {
+    if (f.status === 'deleted') continue;
+    for (const n of r.s.inFile.all(f.path) as NodeRow[]) {
+      const s = surfaceOf(r.db, n);
+      if (!s || n.start_line === null) continue;
+      const end = n.end_line ?? n.start_line;
+      if (f.status !== 'added' && !f.ranges.some(([a, b]) => n.start_line! <= b && end >= a)) continue;
+      seen.add(n.id);
+      out.push({ uid: n.uid, ...s, file: n.file_path, line: n.start_line, depth: 0, via_uid: n.uid });
+    }
+  }
+  const walked: TouchedEntry[] = [];
+  for (const reach of reached.values()) {
+    if (seen.has(reach.id)) continue;
+    const t = touchedEntry(r, reach);
+    if (t) walked.push(t);
+  }
+  walked.sort((a, b) => a.depth - b.depth || a.uid.localeCompare(b.uid));
+  return [...out, ...walked];
 }
 
 /** A git failure as the tool's error: about the caller's revisions when it names them, else the hub's. */

@@ -5,7 +5,7 @@ import { ToolError } from '../../errors.ts';
 import type { Candidate, ResolvedFrom } from '../../graph/queries/resolve.ts';
 import { resolveNode } from '../../graph/queries/resolve.ts';
 import { type GraphReader, graphReader, type NodeRow } from '../../graph/queries/store.ts';
-import { EDGE_TYPES, NODE_KINDS } from '../../graph/queries/vocabulary.ts';
+import { EDGE_TYPES, NODE_KINDS, SURFACE_KINDS } from '../../graph/queries/vocabulary.ts';
 import type { Freshness, GraphService } from '../../graph/service.ts';
 import { UNRESOLVED_MODULE } from '../../graph/uid.ts';
 import type { HubServices, ToolContext } from '../context.ts';
@@ -18,6 +18,11 @@ export const EdgeTypeSchema = Type.Union(
 );
 export const NodeKindSchema = Type.Union(
   NODE_KINDS.map((k) => Type.Literal(k)),
+  {},
+);
+/** Kinds of code symbols, surface entries (routes, tools, commands, events) aside. */
+export const SymbolKindSchema = Type.Union(
+  NODE_KINDS.filter((k) => !(SURFACE_KINDS as readonly string[]).includes(k)).map((k) => Type.Literal(k)),
   {},
 );
 

@@ -6,8 +6,8 @@ import { defineTool } from '../define.ts';
 import {
   graphCall,
   LimitInput,
-  NodeKindSchema,
   OffsetInput,
+  SymbolKindSchema,
   TOOL_READ_ONLY,
   unresolvedCallsNamed,
 } from './common.ts';
@@ -29,7 +29,7 @@ export const graphDeadCodeTool = defineTool({
   input: Type.Object(
     {
       kinds: Type.Optional(
-        Type.Array(NodeKindSchema, {
+        Type.Array(SymbolKindSchema, {
           maxItems: 15,
           description: `node kinds (default ${DEFAULT_KINDS.join(', ')})`,
         }),

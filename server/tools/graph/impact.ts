@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox';
 import type { GraphReader } from '../../graph/queries/store.ts';
+import { surfaceOf } from '../../graph/queries/surface.ts';
 import { type Reached, walk, withMembers } from '../../graph/queries/traverse.ts';
 import { defineTool } from '../define.ts';
 import {
@@ -77,6 +78,41 @@ export function impactedOut(r: GraphReader, reach: Reached): Impacted | undefine
   };
 }
 
+/** Surface entries an answer names (the count has them all). */
+export const SURFACE_LISTED = 25;
+
+export const TouchedEntrySchema = Type.Object({
+  uid: Type.String(),
+  kind: Type.String({ description: 'route | mcp_tool | cli_command | event_handler' }),
+  name: Type.String({ description: 'METHOD path, or the tool, command or event name' }),
+  method: Type.Union([Type.String(), Type.Null()]),
+  path: Type.Union([Type.String(), Type.Null()]),
+  file: Type.Union([Type.String(), Type.Null()]),
+  line: Type.Union([Type.Integer(), Type.Null()]),
+  depth: Type.Integer({ description: 'hops from the change; 0: its registration itself' }),
+  via_uid: Type.String({ description: 'the handler (or dependent) it was reached from' }),
+});
+export type TouchedEntry = Static<typeof TouchedEntrySchema>;
+
+/** A reached node as a touched surface entry, or undefined when it is not one. */
+export function touchedEntry(r: GraphReader, reach: Reached): TouchedEntry | undefined {
+  const n = r.nodeById(reach.id);
+  const s = n ? surfaceOf(r.db, n) : undefined;
+  const via = r.nodeById(reach.from);
+  if (!n || !s || !via) return undefined;
+  return {
+    uid: n.uid,
+    kind: s.kind,
+    name: s.name,
+    method: s.method,
+    path: s.path,
+    file: n.file_path,
+    line: n.start_line,
+    depth: reach.depth,
+    via_uid: via.uid,
+  };
+}
+
 export const graphImpactTool = defineTool({
   name: 'cos_graph_impact',
   title: 'What a change to a node affects',
@@ -132,6 +168,10 @@ export const graphImpactTool = defineTool({
       impacted_count: Type.Integer(),
       by_depth: Type.Record(Type.String(), Type.Integer()),
       files_affected: Type.Integer(),
+      api_surface: Type.Array(TouchedEntrySchema, {
+        description: `routes, MCP tools, CLI commands and event handlers among the impacted (the first ${SURFACE_LISTED})`,
+      }),
+      api_surface_count: Type.Integer(),
     }),
   ),
   annotations: TOOL_READ_ONLY,
@@ -156,9 +196,13 @@ export const graphImpactTool = defineTool({
     const counts: Record<Tier, number> = { will_break: 0, should_review: 0, context: 0 };
     const byDepth: Record<string, number> = {};
     const files = new Set<string>();
+    const surface: TouchedEntry[] = [];
+    let surfaceCount = 0;
     for (const reach of reached.values()) {
       const item = impactedOut(r, reach);
       if (!item) continue;
+      const touched = touchedEntry(r, reach);
+      if (touched && surfaceCount++ < SURFACE_LISTED) surface.push(touched);
       const tier = tierOf(reach, item.kind);
       counts[tier]++;
       byDepth[String(reach.depth)] = (byDepth[String(reach.depth)] ?? 0) + 1;
@@ -186,6 +230,8 @@ export const graphImpactTool = defineTool({
       impacted_count: reached.size,
       by_depth: byDepth,
       files_affected: files.size,
+      api_surface: surface,
+      api_surface_count: surfaceCount,
       meta: {
         ...call.meta,
         resolved_from: res.from,

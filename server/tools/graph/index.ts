@@ -1,11 +1,13 @@
 // The query tools of issue 6, and the indexer's own reindex tool beside them.
 import type { AnyTool } from '../define.ts';
+import { graphApiSurfaceTool } from './api-surface.ts';
 import { graphCommunitiesTool } from './communities.ts';
 import { graphContextTool } from './context.ts';
 import { graphCyclesTool } from './cycles.ts';
 import { graphDeadCodeTool } from './dead-code.ts';
 import { graphDetectChangesTool } from './detect-changes.ts';
 import { graphDoctorTool } from './doctor.ts';
+import { graphEntrypointsTool } from './entrypoints.ts';
 import { graphExportTool } from './export.ts';
 import { graphImpactTool } from './impact.ts';
 import { graphOverviewTool } from './overview.ts';
@@ -34,6 +36,8 @@ export const graphTools: AnyTool[] = [
   graphExportTool,
   graphCyclesTool,
   graphDeadCodeTool,
+  graphApiSurfaceTool,
+  graphEntrypointsTool,
   graphStatsTool,
   graphOverviewTool,
   graphCommunitiesTool,

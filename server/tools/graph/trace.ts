@@ -12,7 +12,8 @@ import {
   TOOL_READ_ONLY,
 } from './common.ts';
 
-const FOLLOW = new Set(['calls', 'constructs']);
+/** `handles`: from a route, tool, command or event entry to its handler, the first step of what it runs. */
+const FOLLOW = new Set(['calls', 'constructs', 'handles']);
 /** Kinds whose nested declarations run as part of them. */
 const NESTING = new Set(['function', 'method', 'constant', 'variable']);
 
@@ -22,7 +23,7 @@ const StepSchema = Type.Object({
   to: Type.String({ description: 'callee uid' }),
   to_label: Type.String(),
   to_kind: Type.String(),
-  edge_type: Type.String({ description: 'calls or constructs' }),
+  edge_type: Type.String({ description: 'calls, constructs, or handles (an API entry to its handler)' }),
   file_path: Type.Union([Type.String(), Type.Null()], { description: "the caller's file" }),
   line: Type.Union([Type.Integer(), Type.Null()]),
   confidence: Type.Number(),

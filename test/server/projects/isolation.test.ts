@@ -349,6 +349,11 @@ const cases: Case[] = [
     foreign: [{ path_prefix: '../alpha/src/' }, { path_prefix: join(repos.alpha.repo, 'src') }],
   },
   {
+    tool: 'cos_graph_api_surface',
+    own: () => ({ path: 'src/' }),
+    foreign: [{ path: '../alpha/src/' }, { path: join(repos.alpha.repo, 'src') }],
+  },
+  {
     tool: 'cos_graph_detect_changes',
     own: () => ({ base: 'HEAD' }),
     foreign: [{ base: repos.alpha.head }, { base: 'HEAD', head: repos.alpha.head }],

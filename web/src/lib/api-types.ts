@@ -749,6 +749,46 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/graph/api-surface": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * What the repository exposes
+         * @description Routes, MCP tools, CLI commands and event handlers the code registers, each with its handler.
+         */
+        get: operations["graphApiSurface"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/graph/entrypoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Where the code starts
+         * @description Scored entry points and why: bin/main, mains, route/tool/command/event handlers, unused exports; tests last.
+         */
+        get: operations["graphEntrypoints"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/graph/stats": {
         parameters: {
             query?: never;
@@ -3533,6 +3573,22 @@ export interface operations {
                                     status: string;
                                     matched: string[];
                                 }[];
+                                /** @description routes, MCP tools, CLI commands and event handlers the change touches: registrations in the changed lines (depth 0) and entries whose handler depends on a changed symbol */
+                                api_surface: {
+                                    uid: string;
+                                    /** @description route | mcp_tool | cli_command | event_handler */
+                                    kind: string;
+                                    /** @description METHOD path, or the tool, command or event name */
+                                    name: string;
+                                    method: string | null;
+                                    path: string | null;
+                                    file: string | null;
+                                    line: number | null;
+                                    /** @description hops from the change; 0: its registration itself */
+                                    depth: number;
+                                    /** @description the handler (or dependent) it was reached from */
+                                    via_uid: string;
+                                }[];
                             };
                             /** @description the whole of each list; each list holds at most `limit` of them from `offset`, and meta.next_offset pages on while any list has more */
                             summary: {
@@ -3542,6 +3598,7 @@ export interface operations {
                                 will_break: number;
                                 tests: number;
                                 tasks: number;
+                                api_surface: number;
                             };
                             risk_level: "none" | "low" | "medium" | "high";
                             risk_reasons: string[];
@@ -4908,7 +4965,7 @@ export interface operations {
         parameters: {
             query: {
                 query: string;
-                kinds?: ("folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external")[];
+                kinds?: ("folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external" | "route" | "mcp_tool" | "cli_command" | "event_handler")[];
                 limit?: number;
                 offset?: number;
             };
@@ -5120,7 +5177,7 @@ export interface operations {
                 node: string;
                 /** @description hops counted in a summary (1: none) */
                 depth?: number;
-                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests" | "handles")[];
                 /** @description per edge type and direction */
                 per_type?: number;
                 offset?: number;
@@ -5302,7 +5359,7 @@ export interface operations {
                 /** @description uid, path or name */
                 node: string;
                 /** @description default: by the node's kind */
-                kinds?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                kinds?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests" | "handles")[];
                 min_confidence?: number;
                 limit?: number;
                 offset?: number;
@@ -5439,7 +5496,7 @@ export interface operations {
                 direction?: "upstream" | "downstream";
                 depth?: number;
                 /** @description default all but contains */
-                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests" | "handles")[];
                 min_confidence?: number;
                 /** @description per tier */
                 limit?: number;
@@ -5529,6 +5586,23 @@ export interface operations {
                                 [key: string]: number;
                             };
                             files_affected: number;
+                            /** @description routes, MCP tools, CLI commands and event handlers among the impacted (the first 25) */
+                            api_surface: {
+                                uid: string;
+                                /** @description route | mcp_tool | cli_command | event_handler */
+                                kind: string;
+                                /** @description METHOD path, or the tool, command or event name */
+                                name: string;
+                                method: string | null;
+                                path: string | null;
+                                file: string | null;
+                                line: number | null;
+                                /** @description hops from the change; 0: its registration itself */
+                                depth: number;
+                                /** @description the handler (or dependent) it was reached from */
+                                via_uid: string;
+                            }[];
+                            api_surface_count: number;
                         } | {
                             /** @enum {boolean} */
                             ambiguous: true;
@@ -5618,7 +5692,7 @@ export interface operations {
                 /** @description uid, path or name */
                 target: string;
                 max_hops?: number;
-                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests" | "handles")[];
                 directed?: boolean;
             };
             header?: never;
@@ -5797,7 +5871,7 @@ export interface operations {
                                 to: string;
                                 to_label: string;
                                 to_kind: string;
-                                /** @description calls or constructs */
+                                /** @description calls, constructs, or handles (an API entry to its handler) */
                                 edge_type: string;
                                 /** @description the caller's file */
                                 file_path: string | null;
@@ -6334,6 +6408,22 @@ export interface operations {
                                     status: string;
                                     matched: string[];
                                 }[];
+                                /** @description routes, MCP tools, CLI commands and event handlers the change touches: registrations in the changed lines (depth 0) and entries whose handler depends on a changed symbol */
+                                api_surface: {
+                                    uid: string;
+                                    /** @description route | mcp_tool | cli_command | event_handler */
+                                    kind: string;
+                                    /** @description METHOD path, or the tool, command or event name */
+                                    name: string;
+                                    method: string | null;
+                                    path: string | null;
+                                    file: string | null;
+                                    line: number | null;
+                                    /** @description hops from the change; 0: its registration itself */
+                                    depth: number;
+                                    /** @description the handler (or dependent) it was reached from */
+                                    via_uid: string;
+                                }[];
                             };
                             /** @description the whole of each list; each list holds at most `limit` of them from `offset`, and meta.next_offset pages on while any list has more */
                             summary: {
@@ -6343,6 +6433,7 @@ export interface operations {
                                 will_break: number;
                                 tests: number;
                                 tasks: number;
+                                api_surface: number;
                             };
                             risk_level: "none" | "low" | "medium" | "high";
                             risk_reasons: string[];
@@ -6416,7 +6507,7 @@ export interface operations {
                 /** @description auto: containment for folders, else dependencies */
                 mode?: "containment" | "dependencies" | "auto";
                 /** @description default all but contains, links_to, cites_heading */
-                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests")[];
+                edge_types?: ("contains" | "imports" | "calls" | "inherits_from" | "implements" | "has_param_type" | "returns_type" | "constructs" | "links_to" | "cites_heading" | "requires" | "tests" | "handles")[];
                 max_nodes?: number;
                 max_hops?: number;
                 /** @description meta.next_cursor */
@@ -6650,6 +6741,207 @@ export interface operations {
                             }[];
                             /** @description unreferenced symbols before the confidence filter */
                             total_count: number;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphApiSurface: {
+        parameters: {
+            query?: {
+                kind?: "route" | "mcp_tool" | "cli_command" | "event_handler";
+                /** @description route prefix (/api), file or folder */
+                path?: string;
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            entries: {
+                                uid: string;
+                                kind: "route" | "mcp_tool" | "cli_command" | "event_handler";
+                                method: string | null;
+                                path: string | null;
+                                /** @description METHOD path, or the tool, command or event name */
+                                name: string;
+                                framework: string;
+                                handler: {
+                                    uid: string;
+                                    label: string;
+                                    file: string | null;
+                                    line: number | null;
+                                } | null;
+                                file: string;
+                                line: number;
+                            }[];
+                            /** @description entries matching kind and path */
+                            total: number;
+                            /** @description entries matching path, per kind */
+                            by_kind: {
+                                [key: string]: number;
+                            };
+                            next_cursor: string | null;
+                        };
+                        meta: components["schemas"]["Meta"];
+                    };
+                };
+            };
+            /** @description Invalid input (category `validation`) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Missing or wrong bearer token (category `unauthorized`) */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Refused: `permission`, or `module_disabled` naming the module to enable */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unknown entity or route (category `not_found`) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description Unexpected failure (category `internal`); the message quotes an error id from the hub log */
+            500: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+            /** @description `transient` or `unavailable`; retry after the Retry-After header */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorEnvelope"];
+                };
+            };
+        };
+    };
+    graphEntrypoints: {
+        parameters: {
+            query?: {
+                limit?: number;
+                cursor?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Success */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: {
+                            entries: {
+                                uid: string;
+                                label: string;
+                                kind: string;
+                                file: string | null;
+                                line: number | null;
+                                score: number;
+                                reasons: string[];
+                                is_test: boolean;
+                            }[];
+                            total: number;
+                            next_cursor: string | null;
                         };
                         meta: components["schemas"]["Meta"];
                     };
@@ -7076,7 +7368,7 @@ export interface operations {
         parameters: {
             query?: {
                 query?: string;
-                kind?: "folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external";
+                kind?: "folder" | "file" | "doc_file" | "heading" | "module" | "class" | "interface" | "type" | "enum" | "function" | "method" | "variable" | "constant" | "dependency" | "external" | "route" | "mcp_tool" | "cli_command" | "event_handler";
                 external?: boolean;
                 limit?: number;
                 /** @description meta.next_cursor */

@@ -40,12 +40,14 @@ describe('over MCP', () => {
     const { tools } = await client.listTools();
     const graph = tools.filter((x) => x.name.startsWith('cos_graph_')).map((x) => x.name);
     assert.deepEqual(graph.sort(), [
+      'cos_graph_api_surface',
       'cos_graph_communities',
       'cos_graph_context',
       'cos_graph_cycles',
       'cos_graph_dead_code',
       'cos_graph_detect_changes',
       'cos_graph_doctor',
+      'cos_graph_entrypoints',
       'cos_graph_export',
       'cos_graph_impact',
       'cos_graph_overview',

@@ -7,7 +7,10 @@ import type { operations } from '../../lib/api-types.ts';
 
 export type NodeKind = NonNullable<operations['graphSearch']['parameters']['query']['kinds']>[number];
 
-/** In the legend's order: the tree, docs, types, callables, values, then what lives outside the repo. */
+/**
+ * In the legend's order: the tree, docs, types, callables, values, what the repository exposes (routes,
+ * tools, commands, events), then what lives outside the repo.
+ */
 export const KIND_COLOURS: Readonly<Record<NodeKind, string>> = {
   folder: '#8c6d46',
   file: '#c99a2e',
@@ -22,6 +25,10 @@ export const KIND_COLOURS: Readonly<Record<NodeKind, string>> = {
   method: '#f08a8a',
   variable: '#70b8f8',
   constant: '#d0303f',
+  route: '#6ccf2f',
+  mcp_tool: '#0f8f7a',
+  cli_command: '#6b4aa8',
+  event_handler: '#c06a9a',
   dependency: '#5a5fc8',
   external: '#9a9a9a',
 };

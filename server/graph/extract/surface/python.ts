@@ -1,0 +1,242 @@
+// Python: Flask and FastAPI routes (`@app.route`, `@app.get`, blueprints and routers with their
+// prefix), Django `urlpatterns`, FastMCP tools (`@mcp.tool`), click and typer commands
+// (`@click.command`, `@group.command`, `@app.command`), argparse sub-commands (`add_parser` with
+// `set_defaults(func=…)`), event handlers (`@x.on('…')`, `@app.on_event('…')`), and the
+// `if __name__ == "__main__":` entry point.
+import type { Tree } from 'web-tree-sitter';
+import {
+  type HandlerRef,
+  HTTP_METHODS,
+  joinRoute,
+  type Node,
+  routeName,
+  type SurfaceBuilder,
+  stringValue,
+} from './common.ts';
+
+const ROUTE_DECORATORS = new Map<string, string | null>([
+  ...HTTP_METHODS.map((m) => [m.toLowerCase(), m] as [string, string]),
+  ['websocket', 'WS'],
+]);
+
+export function recognisePython(s: SurfaceBuilder, tree: Tree): void {
+  const root = tree.rootNode;
+  const text = s.text;
+  if (text.includes('urlpatterns')) djangoUrls(s, root);
+  if (text.includes('add_parser')) argparse(s, root);
+  if (/__name__/.test(text))
+    for (const ifs of root.namedChildren) {
+      if (ifs?.type !== 'if_statement') continue;
+      const cond = ifs.childForFieldName('condition')?.text.replace(/\s+/g, '').replaceAll("'", '"');
+      if (cond === '__name__=="__main__"' || cond === '"__main__"==__name__')
+        s.markEntry(s.fileNode, 'python_main');
+    }
+  // app.include_router(items.router, prefix='/items'); app.register_blueprint(admin, url_prefix='/admin')
+  for (const m of text.matchAll(/\.\s*(include_router|register_blueprint)\s*\(/g)) {
+    const name = m[1] ?? '';
+    const at = (m.index ?? 0) + m[0].indexOf(name);
+    const id = root.descendantForIndex(at, at + name.length);
+    const call = id?.parent?.type === 'attribute' ? id.parent.parent : null;
+    if (call?.type !== 'call') continue;
+    const args = call.childForFieldName('arguments');
+    const target = args?.namedChildren[0];
+    const prefix = stringValue(keyword(args, name === 'include_router' ? 'prefix' : 'url_prefix'));
+    if (prefix?.startsWith('/') && (target?.type === 'identifier' || target?.type === 'attribute'))
+      s.mount(prefix, target.text);
+  }
+  if (!/^\s*@/m.test(text)) return;
+  const prefixes = /\b(Blueprint|APIRouter)\s*\(/.test(text)
+    ? routerPrefixes(root)
+    : new Map<string, string>();
+  const fastapi = s.imports(/^\s*(from|import)\s+(fastapi|starlette)\b/m);
+  const typer = s.imports(/^\s*(from|import)\s+typer\b/m);
+  for (const dd of root.descendantsOfType('decorated_definition')) {
+    if (!dd) continue;
+    const def = dd.childForFieldName('definition');
+    if (def?.type !== 'function_definition') continue;
+    const fname = def.childForFieldName('name')?.text ?? '';
+    const line = def.startPosition.row + 1;
+    // Looked up only for a decorator that registers something (most are @property, @dataclass, …).
+    const handler = () => s.local(s.declaredAt(line, fname) ?? s.enclosing(line));
+    for (const d of dd.namedChildren) {
+      if (d?.type !== 'decorator') continue;
+      decorated(s, dd, d, fname, handler, prefixes, fastapi, typer);
+    }
+  }
+}
+
+/** `bp = Blueprint('x', __name__, url_prefix='/x')`, `router = APIRouter(prefix='/items')`. */
+function routerPrefixes(root: Node): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const a of root.descendantsOfType('assignment')) {
+    const left = a?.childForFieldName('left');
+    const right = a?.childForFieldName('right');
+    if (left?.type !== 'identifier' || right?.type !== 'call') continue;
+    const callee = right.childForFieldName('function')?.text.split('.').pop();
+    if (callee !== 'Blueprint' && callee !== 'APIRouter') continue;
+    for (const kw of right.childForFieldName('arguments')?.namedChildren ?? []) {
+      if (kw?.type !== 'keyword_argument') continue;
+      const k = kw.childForFieldName('name')?.text;
+      if (k === 'url_prefix' || k === 'prefix') {
+        const v = stringValue(kw.childForFieldName('value'));
+        if (v !== undefined) out.set(left.text, v);
+      }
+    }
+  }
+  return out;
+}
+
+function keyword(args: Node | null | undefined, name: string): Node | undefined {
+  for (const kw of args?.namedChildren ?? [])
+    if (kw?.type === 'keyword_argument' && kw.childForFieldName('name')?.text === name)
+      return kw.childForFieldName('value') ?? undefined;
+  return undefined;
+}
+
+function decorated(
+  s: SurfaceBuilder,
+  at: Node,
+  d: Node,
+  fname: string,
+  handler: () => HandlerRef,
+  prefixes: Map<string, string>,
+  fastapi: boolean,
+  typer: boolean,
+): void {
+  const expr = d.namedChildren[0];
+  if (!expr) return;
+  const call = expr.type === 'call' ? expr : null;
+  const callee = call ? call.childForFieldName('function') : expr;
+  if (callee?.type !== 'attribute' && callee?.type !== 'identifier') return;
+  const attr =
+    callee.type === 'attribute' ? (callee.childForFieldName('attribute')?.text ?? '') : callee.text;
+  const owner = callee.type === 'attribute' ? (callee.childForFieldName('object')?.text ?? '') : '';
+  const args = call?.childForFieldName('arguments');
+  const first = args?.namedChildren[0];
+  const firstString = first?.type === 'keyword_argument' ? undefined : stringValue(first);
+
+  if (
+    owner &&
+    (attr === 'route' || attr === 'api_route' || ROUTE_DECORATORS.has(attr)) &&
+    firstString !== undefined
+  ) {
+    const path = joinRoute(prefixes.get(owner) ?? '', firstString);
+    let methods: (string | null)[];
+    if (attr === 'route' || attr === 'api_route') {
+      const listed = keyword(args, 'methods');
+      methods = listed
+        ? listed.namedChildren.map((m) => stringValue(m)?.toUpperCase()).filter((m): m is string => !!m)
+        : [attr === 'route' ? 'GET' : null];
+      if (methods.length === 0) methods = [null];
+    } else methods = [ROUTE_DECORATORS.get(attr) ?? null];
+    const framework = fastapi ? 'fastapi' : 'flask';
+    for (const method of methods)
+      s.add({
+        kind: 'route',
+        method,
+        path,
+        name: routeName(method, path),
+        framework,
+        at,
+        handler: handler(),
+        receiver: owner,
+      });
+    return;
+  }
+  if (owner && attr === 'tool') {
+    const name = stringValue(keyword(args, 'name')) ?? firstString ?? fname;
+    s.add({ kind: 'mcp_tool', method: null, path: null, name, framework: 'fastmcp', at, handler: handler() });
+    return;
+  }
+  if (attr === 'command' || attr === 'group') {
+    // click names a command after its function with `_` as `-` (click 7+); typer does the same.
+    const name = stringValue(keyword(args, 'name')) ?? firstString ?? fname.replace(/_/g, '-');
+    const framework = typer && owner !== 'click' ? 'typer' : 'click';
+    if (owner || callee.type === 'identifier')
+      s.add({ kind: 'cli_command', method: null, path: null, name, framework, at, handler: handler() });
+    return;
+  }
+  if (
+    owner &&
+    (attr === 'on' || attr === 'on_event' || attr === 'event') &&
+    (firstString || attr === 'event')
+  ) {
+    const name = firstString ?? fname;
+    s.add({
+      kind: 'event_handler',
+      method: null,
+      path: null,
+      name,
+      framework: 'events',
+      at,
+      handler: handler(),
+    });
+  }
+}
+
+/** `urlpatterns = [path('orders/<int:pk>/', views.detail), re_path(r'^x/$', View.as_view())]`. */
+function djangoUrls(s: SurfaceBuilder, root: Node): void {
+  for (const a of root.descendantsOfType(['assignment', 'augmented_assignment'])) {
+    if (a?.childForFieldName('left')?.text !== 'urlpatterns') continue;
+    const right = a.childForFieldName('right');
+    if (!right) continue;
+    for (const call of right.descendantsOfType('call')) {
+      const fn = call?.childForFieldName('function')?.text.split('.').pop();
+      if (!call || (fn !== 'path' && fn !== 're_path' && fn !== 'url')) continue;
+      const args = call.childForFieldName('arguments')?.namedChildren.filter((x): x is Node => !!x) ?? [];
+      const route = stringValue(args[0]);
+      const view = args[1];
+      if (route === undefined || !view) continue;
+      if (view.type === 'call' && view.childForFieldName('function')?.text.split('.').pop() === 'include')
+        continue;
+      let handler: HandlerRef = null;
+      if (view.type === 'identifier' || view.type === 'attribute') handler = { name: view.text };
+      else if (view.type === 'call') {
+        // `OrderView.as_view()`: the view class.
+        const f = view.childForFieldName('function');
+        const obj = f?.type === 'attribute' ? f.childForFieldName('object') : null;
+        if (obj && (obj.type === 'identifier' || obj.type === 'attribute')) handler = { name: obj.text };
+      }
+      const path = `/${route.replace(/^\^/, '').replace(/\$$/, '').replace(/^\/+/, '')}`;
+      s.add({
+        kind: 'route',
+        method: null,
+        path,
+        name: routeName(null, path),
+        framework: 'django',
+        at: call,
+        handler,
+      });
+    }
+  }
+}
+
+/** `serve = sub.add_parser('serve')` … `serve.set_defaults(func=run_serve)`. */
+function argparse(s: SurfaceBuilder, root: Node): void {
+  const funcs = new Map<string, Node>();
+  for (const call of root.descendantsOfType('call')) {
+    const fn = call?.childForFieldName('function');
+    if (fn?.type !== 'attribute' || fn.childForFieldName('attribute')?.text !== 'set_defaults') continue;
+    const v = keyword(call!.childForFieldName('arguments'), 'func');
+    const obj = fn.childForFieldName('object')?.text;
+    if (v && obj) funcs.set(obj, v);
+  }
+  for (const call of root.descendantsOfType('call')) {
+    const fn = call?.childForFieldName('function');
+    if (!call || fn?.type !== 'attribute' || fn.childForFieldName('attribute')?.text !== 'add_parser')
+      continue;
+    const name = stringValue(call.childForFieldName('arguments')?.namedChildren[0]);
+    if (!name) continue;
+    const assigned =
+      call.parent?.type === 'assignment' ? call.parent.childForFieldName('left')?.text : undefined;
+    // `sub.add_parser('x').set_defaults(func=f)` chains the call instead.
+    const chained =
+      call.parent?.type === 'attribute' && call.parent.parent?.type === 'call'
+        ? keyword(call.parent.parent.childForFieldName('arguments'), 'func')
+        : undefined;
+    const f = chained ?? (assigned ? funcs.get(assigned) : undefined);
+    const handler: HandlerRef =
+      f && (f.type === 'identifier' || f.type === 'attribute') ? { name: f.text } : null;
+    s.add({ kind: 'cli_command', method: null, path: null, name, framework: 'argparse', at: call, handler });
+  }
+}
