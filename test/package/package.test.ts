@@ -32,13 +32,15 @@ const pkg = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as {
   dependencies: Record<string, string>;
 };
 
-// The package's size as recorded in README.md ("Install and run it": 2.43 MB packed, 9.86 MB unpacked on
+// The package's size as recorded in README.md ("Install and run it": 2.52 MB packed, 10.27 MB unpacked on
 // 2026-12-07), with room for a few more pages and tools. A dependency bundled by mistake (TypeScript
 // alone is 9 MB), the sources or a test corpus goes well past these. Raised by what the OpenTelemetry
 // chunks (loaded only when the hub exports) take with their source maps, 175 KB packed and 825 KB
-// unpacked, and by the costs module and its pages (issue 30), 24 KB and 84 KB.
-const MAX_PACKED_BYTES = 2_600_000;
-const MAX_UNPACKED_BYTES = 9_910_000;
+// unpacked, and by the costs module and its pages (issue 30), 24 KB and 84 KB; then by issue 31's map
+// (graphology's Louvain and PageRank, the map worker, the Map page) and API surface recognisers, 90 KB
+// packed and 410 KB unpacked.
+const MAX_PACKED_BYTES = 2_700_000;
+const MAX_UNPACKED_BYTES = 10_600_000;
 
 interface Packed {
   filename: string;
