@@ -60,24 +60,30 @@ for (const name of corpus) {
     throw new Error(`unknown corpus ${name}; known: ${Object.keys(PACKAGES).join(', ')}, effect, mui`);
   cpSync(join(NM, pkg), join(repo, name), { recursive: true });
 }
-const config = loadConfig({ COS_REPO: repo, COS_STATE_DIR: join(dir, 'state') });
-const hub = createHub(config, { withoutServices: true, logger: pino({ level: 'warn' }) });
-// Indexed the way the hub indexes: in the graph worker (with its extraction helpers), so the heap the
-// tools run on holds no indexer state.
-const graph = createGraphService({
-  config,
-  db: hub.db,
-  dbPath: hub.dbPath,
-  events: hub.events,
-  logger: hub.logger,
-  watch: false,
-  // Packages ship their code under dist/ and build/: only .git and node_modules stay ignored.
-  walk: { ignoredDirs: ['.git', 'node_modules'], gitignore: false },
-});
+/** A hub over `repo` with its own database in `stateDir`, indexed the way the hub indexes. */
+async function indexedHub(stateDir: string) {
+  const config = loadConfig({ COS_REPO: repo, COS_STATE_DIR: stateDir });
+  const hub = createHub(config, { withoutServices: true, logger: pino({ level: 'warn' }) });
+  // Indexed in the graph worker (with its extraction helpers), so the heap the tools run on holds no
+  // indexer state.
+  const graph = createGraphService({
+    config,
+    db: hub.db,
+    dbPath: hub.dbPath,
+    events: hub.events,
+    logger: hub.logger,
+    watch: false,
+    // Packages ship their code under dist/ and build/: only .git and node_modules stay ignored.
+    walk: { ignoredDirs: ['.git', 'node_modules'], gitignore: false },
+  });
+  const t0 = performance.now();
+  const indexed = await graph.reindex();
+  const indexedMs = performance.now() - t0;
+  await graph.close();
+  return { hub, indexed, indexedMs };
+}
 const t0 = performance.now();
-const indexed = await graph.reindex();
-const indexedMs = performance.now() - t0;
-await graph.close();
+const { hub, indexed, indexedMs } = await indexedHub(join(dir, 'state'));
 console.log(
   `corpus ${corpus.join(' + ')}: ${indexed.filesSeen} files, ${indexed.nodes} nodes, ${indexed.edges} edges, indexed in ${fmt(
     (performance.now() - t0) / 1000,
@@ -258,6 +264,40 @@ for (const [label, name, input] of [
 // A query personalises the walk: each distinct query is a new one (kept per query afterwards).
 const personalised = await time('cos_graph_ranking', () => ({ query: pick(words), limit: 20 }), 30);
 record('map: ranking personalised by a new query', personalised, '-', true);
+// Deterministic: the same repository indexed again into a database of its own gets the same groups and
+// the same ranking (the answers compared without their meta: generation and timings differ).
+{
+  const again = await indexedHub(join(dir, 'state-again'));
+  const answer = async (h: typeof hub, name: string, input: Record<string, unknown>) => {
+    const env = await runTool(tool(name), input, {
+      applyBudget: true,
+      ctx: h.context({ transport: 'internal' }),
+    });
+    const { meta: _meta, ...data } = (env.ok ? env.data : { error: env.error }) as Record<string, unknown>;
+    return JSON.stringify(data);
+  };
+  const asks: [string, Record<string, unknown>][] = [
+    ['cos_graph_communities', {}],
+    ['cos_graph_communities', { level: 'symbol', limit: 30 }],
+    ['cos_graph_ranking', { limit: 50 }],
+    ['cos_graph_overview', {}],
+  ];
+  const differ: string[] = [];
+  for (const [name, input] of asks)
+    if ((await answer(hub, name, input)) !== (await answer(again.hub, name, input)))
+      differ.push(`${name} ${JSON.stringify(input)}`);
+  rows.push([
+    `map: the same answers from a second index of the corpus (${asks.length} asks${differ.length ? `; differ: ${differ.join(', ')}` : ''})`,
+    asks.length,
+    '-',
+    '-',
+    '-',
+    differ.length,
+    'identical',
+    differ.length === 0 ? 'yes' : 'NO',
+  ]);
+  await again.hub.close();
+}
 // Whole-graph scans, for scale (no target): a few calls each.
 for (const [label, name, input] of [
   ['stats', 'cos_graph_stats', {}],
