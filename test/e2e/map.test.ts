@@ -117,8 +117,17 @@ describe('Map, light and dark', () => {
         (await api.getByRole('row').nth(1).textContent()) ?? '',
         /DELETE\/ledger\/\{entry\}ledgerTotalsrc\/billing\/routes\.ts/,
       );
+      // The handler opens on the Graph page's terms (its uid); another kind is asked of the tool.
+      assert.match(
+        (await api.getByRole('link', { name: 'ledgerTotal' }).getAttribute('href')) ?? '',
+        /^\/graph\?uid=/,
+      );
       await settle(page);
       await screenshot(page, 'map-api-dark');
+      await api.getByLabel('Show').selectOption('cli_command');
+      await api.getByText("No CLI commands are known in this repository's graph.").waitFor();
+      await api.getByLabel('Show').selectOption('route');
+      await api.getByText('3 routes').waitFor();
       assert.deepEqual(errors, []);
     } finally {
       await close();

@@ -12,7 +12,15 @@ import { count } from '../../lib/plural.ts';
 import { Link, navigate } from '../../lib/router.tsx';
 import { field, throttle, useHubEvents } from '../../lib/stream.ts';
 import { useQuery } from '../../lib/use-query.ts';
-import { type ApiRoute, type Communities, mapCommunities, mapOverview, type Overview } from './api.ts';
+import {
+  apiSurface,
+  type Communities,
+  mapCommunities,
+  mapOverview,
+  type Overview,
+  type SurfaceEntry,
+  type SurfaceKind,
+} from './api.ts';
 
 const GraphCanvas = lazy(() =>
   import('../../components/graph-canvas/graph-canvas.tsx').then((m) => ({ default: m.GraphCanvas })),
@@ -136,57 +144,132 @@ function CommunitiesCard({ reloadKey }: { reloadKey: number }) {
   );
 }
 
-function ApiSurface({ surface }: { surface: Overview['api_surface'] }) {
+const KIND_LABEL: Record<SurfaceKind, [string, string]> = {
+  route: ['route', 'HTTP routes'],
+  mcp_tool: ['MCP tool', 'MCP tools'],
+  cli_command: ['command', 'CLI commands'],
+  event_handler: ['event handler', 'event handlers'],
+};
+
+/**
+ * What the repository exposes, read whole from cos_graph_api_surface (the overview names only a few):
+ * one kind at a time, routes first, filtered as you type; a handler opens on the Graph page.
+ */
+function ApiSurface({ reloadKey }: { reloadKey: number }) {
+  const [kind, setKind] = useState<SurfaceKind>('route');
   const [filter, setFilter] = useState('');
-  const routes: ApiRoute[] = surface?.routes ?? [];
+  const [more, setMore] = useState<SurfaceEntry[]>([]);
+  const [cursor, setCursor] = useState<string | null | undefined>(undefined);
+  const query = useQuery(`map-surface:${kind}:${reloadKey}`, (signal) => apiSurface(kind, undefined, signal));
+  const d = query.state.value?.data;
+  // A new first page (another kind, a new index) starts the table again.
+  const [pageOf, setPageOf] = useState(d);
+  if (pageOf !== d) {
+    setPageOf(d);
+    setMore([]);
+    setCursor(undefined);
+  }
+  const entries = [...(d?.entries ?? []), ...more];
+  const next = cursor === undefined ? d?.next_cursor : cursor;
   const f = filter.trim().toLowerCase();
   const shown = f
-    ? routes.filter((r) =>
-        [r.method, r.path, r.handler ?? '', r.file ?? ''].some((x) => x.toLowerCase().includes(f)),
+    ? entries.filter((e) =>
+        [e.method ?? '', e.path ?? '', e.name, e.handler?.label ?? '', e.file].some((x) =>
+          x.toLowerCase().includes(f),
+        ),
       )
-    : routes;
+    : entries;
+  const [one, many] = KIND_LABEL[kind];
+  const total = d?.total ?? 0;
+  const loadMore = async () => {
+    if (!next) return;
+    const page = await apiSurface(kind, next);
+    if (page.ok) {
+      setMore((m) => [...m, ...page.value.data.entries]);
+      setCursor(page.value.data.next_cursor);
+    }
+  };
   return (
     <section className="card wide" aria-labelledby="map-api-title" data-testid="map-api">
       <h2 id="map-api-title">API surface</h2>
-      {routes.length === 0 ? (
-        <p className="muted">No HTTP routes are known in this repository's graph.</p>
-      ) : (
-        <>
+      {query.state.status === 'error' ? (
+        <ErrorNotice error={query.state.error} onRetry={query.reload} module="graph" compact />
+      ) : null}
+      <div className="toolbar">
+        <label>
+          Show{' '}
+          <select value={kind} onChange={(e) => setKind(e.currentTarget.value as SurfaceKind)}>
+            {(Object.keys(KIND_LABEL) as SurfaceKind[]).map((k) => (
+              <option key={k} value={k}>
+                {KIND_LABEL[k][1]}
+                {d?.by_kind[k] !== undefined ? ` (${d.by_kind[k]})` : ''}
+              </option>
+            ))}
+          </select>
+        </label>
+        {entries.length > 0 ? (
           <label>
-            Filter routes{' '}
+            Filter {kind === 'route' ? 'routes' : 'entries'}{' '}
             <input type="search" value={filter} onChange={(e) => setFilter(e.currentTarget.value)} />
           </label>
+        ) : null}
+      </div>
+      {d && entries.length === 0 ? (
+        <p className="muted">No {many} are known in this repository's graph.</p>
+      ) : null}
+      {entries.length > 0 ? (
+        <>
           <p className="muted">
-            {shown.length === routes.length
-              ? count(surface?.total ?? routes.length, 'route')
-              : `${shown.length} of ${routes.length} routes`}
+            {shown.length === entries.length ? count(total, one) : `${shown.length} of ${count(total, one)}`}
+            {entries.length < total ? ` (the first ${entries.length} loaded)` : ''}
           </p>
           <div className="table-wrap">
             <table className="table">
               <thead>
                 <tr>
-                  <th scope="col">Method</th>
-                  <th scope="col">Path</th>
+                  {kind === 'route' ? (
+                    <>
+                      <th scope="col">Method</th>
+                      <th scope="col">Path</th>
+                    </>
+                  ) : (
+                    <th scope="col">Name</th>
+                  )}
                   <th scope="col">Handler</th>
                   <th scope="col">File</th>
                 </tr>
               </thead>
               <tbody>
-                {shown.map((r) => (
-                  <tr key={`${r.method} ${r.path} ${r.file ?? ''}`}>
-                    <td>{r.method}</td>
+                {shown.map((e) => (
+                  <tr key={e.uid}>
+                    {kind === 'route' ? (
+                      <>
+                        <td>{e.method ?? 'any'}</td>
+                        <td>
+                          <code>{e.path ?? e.name}</code>
+                        </td>
+                      </>
+                    ) : (
+                      <td>
+                        <code>{e.name}</code>
+                      </td>
+                    )}
+                    <td>{e.handler ? <Link to={graphLink(e.handler.uid)}>{e.handler.label}</Link> : '—'}</td>
                     <td>
-                      <code>{r.path}</code>
+                      {e.file}:{e.line}
                     </td>
-                    <td>{r.handler ?? '—'}</td>
-                    <td>{r.file ?? '—'}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           </div>
+          {next ? (
+            <button type="button" onClick={() => void loadMore()}>
+              Load more
+            </button>
+          ) : null}
         </>
-      )}
+      ) : null}
     </section>
   );
 }
@@ -257,13 +340,11 @@ export default function MapPage() {
         {o ? null : overview.state.status === 'loading' ? <p className="muted">Loading the map…</p> : null}
         <CommunitiesCard reloadKey={reloadKey} />
         {o ? (
-          <>
-            <div className="grid">
-              <Facts o={o} />
-            </div>
-            <ApiSurface surface={o.api_surface} />
-          </>
+          <div className="grid">
+            <Facts o={o} />
+          </div>
         ) : null}
+        <ApiSurface reloadKey={reloadKey} />
       </ModuleGate>
     </Page>
   );
