@@ -19,6 +19,12 @@ export const CONNECT_TIMEOUT_MS = 3000;
 export const QUERY_TIMEOUT_MS = 5000;
 /** Connections one hub holds at most; the listener holds one more of its own. */
 export const DEFAULT_POOL_SIZE = 8;
+/**
+ * How long a write may wait for one of the hub's connections while all are busy with other writes. The
+ * wait is not the connect timeout: a hundred writes at once on a reachable database are a queue, not an
+ * outage (pg-pool would time the queue with the connect timeout and call the database unreachable).
+ */
+export const QUEUE_TIMEOUT_MS = 30_000;
 
 export type Queryable = Pick<pg.PoolClient, 'query'>;
 
@@ -78,6 +84,10 @@ export class TeamDatabase {
 
   /** Where connection losses are logged: the first hub's log once it has one (useLogger). */
   private logger: Logger | undefined;
+  /** Connections free to check out; the pool is only asked when one is, so it never queues. */
+  private free: number;
+  /** Writes waiting for a connection, first come first served. */
+  private readonly waiting: Array<{ grant: () => void; refuse: (err: unknown) => void }> = [];
 
   constructor(
     readonly target: DatabaseTarget,
@@ -85,6 +95,7 @@ export class TeamDatabase {
   ) {
     this.logger = options.logger;
     this.max = options.max ?? DEFAULT_POOL_SIZE;
+    this.free = this.max;
     this.applicationName = options.applicationName ?? 'cos-hub';
     this.pool = new pg.Pool({
       connectionString: target.url,
@@ -147,23 +158,28 @@ export class TeamDatabase {
     text: string,
     values: unknown[] = [],
   ): Promise<R[]> {
+    const client = await this.checkout();
+    let broken = false;
+    const lost = (err: Error) => {
+      broken = true;
+      this.failed(err);
+    };
+    client.on('error', lost);
     try {
-      const result = await this.pool.query<R>(text, values);
+      const result = await client.query<R>(text, values);
       this.succeeded();
       return result.rows;
     } catch (err) {
+      broken ||= isConnectionError(err);
       throw this.toToolError(err);
+    } finally {
+      this.checkin(client, broken, lost);
     }
   }
 
   /** `fn` in one transaction (BEGIN … COMMIT); acknowledged only once COMMIT returned. */
   async transaction<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
-    let client: pg.PoolClient;
-    try {
-      client = await this.pool.connect();
-    } catch (err) {
-      throw this.toToolError(err);
-    }
+    const client = await this.checkout();
     let broken = false;
     // A checked-out client has no listener of the pool's: the server ending the connection between two
     // statements (a restart) would be an uncaught 'error' event. The next statement fails instead.
@@ -183,10 +199,78 @@ export class TeamDatabase {
       if (!broken) await client.query('ROLLBACK').catch(() => {});
       throw this.toToolError(err);
     } finally {
-      // A connection that failed mid-transaction is thrown away, not handed to the next write.
-      client.removeListener('error', lost);
-      client.release(broken ? true : undefined);
+      this.checkin(client, broken, lost);
     }
+  }
+
+  /**
+   * A connection of the pool's, once one of the hub's `max` is free. Waiting for a free one is bounded by
+   * QUEUE_TIMEOUT_MS (then `transient`: the hub is busy, the database is fine); connecting by
+   * CONNECT_TIMEOUT_MS (then `unavailable`). A database found lost refuses every waiting write at once
+   * rather than letting each find out in turn.
+   */
+  private async checkout(): Promise<pg.PoolClient> {
+    if (this.free > 0) this.free--;
+    else await this.enqueue();
+    try {
+      return await this.pool.connect();
+    } catch (err) {
+      this.grantNext();
+      throw this.toToolError(err);
+    }
+  }
+
+  private checkin(client: pg.PoolClient, broken: boolean, lost: (err: Error) => void): void {
+    // A connection that failed mid-statement is thrown away, not handed to the next write.
+    client.removeListener('error', lost);
+    client.release(broken ? true : undefined);
+    this.grantNext();
+  }
+
+  private enqueue(): Promise<void> {
+    return new Promise<void>((resolve, reject) => {
+      const entry = {
+        grant: () => {
+          clearTimeout(timer);
+          resolve();
+        },
+        refuse: (err: unknown) => {
+          clearTimeout(timer);
+          reject(err);
+        },
+      };
+      const timer = setTimeout(() => {
+        const i = this.waiting.indexOf(entry);
+        if (i >= 0) this.waiting.splice(i, 1);
+        reject(
+          new ToolError(
+            'transient',
+            `all ${this.max} of this hub's connections to the team database ${this.target.name} stayed busy for ${QUEUE_TIMEOUT_MS / 1000} s; nothing was changed: retry`,
+            { retryable: true },
+          ),
+        );
+      }, QUEUE_TIMEOUT_MS);
+      timer.unref?.();
+      this.waiting.push(entry);
+    });
+  }
+
+  /** Hands a released connection's place to the first waiting write, or frees it. */
+  private grantNext(): void {
+    const next = this.waiting.shift();
+    if (next) next.grant();
+    else this.free++;
+  }
+
+  /** Refuses every waiting write: the database is gone, and each would only find out in turn. */
+  private refuseWaiting(): void {
+    if (this.waiting.length === 0) return;
+    const err = new ToolError(
+      'unavailable',
+      `the team database ${this.target.name} is unreachable (${this.error ?? 'connection lost'}); nothing was changed: retry in a few seconds`,
+      { retryable: true },
+    );
+    for (const w of this.waiting.splice(0)) w.refuse(err);
   }
 
   /** The envelope's error for a driver error: `unavailable` when the database is gone, else as it was. */
@@ -225,6 +309,7 @@ export class TeamDatabase {
       this.since = Date.now();
     }
     this.error = message;
+    this.refuseWaiting();
   }
 
   succeeded(): void {
@@ -249,7 +334,7 @@ export class TeamDatabase {
       pool: {
         total: this.pool.totalCount,
         idle: this.pool.idleCount,
-        waiting: this.pool.waitingCount,
+        waiting: this.waiting.length,
         max: this.max,
       },
     };
@@ -258,6 +343,10 @@ export class TeamDatabase {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
+    for (const w of this.waiting.splice(0))
+      w.refuse(
+        new ToolError('unavailable', 'the hub is shutting down; retry on another hub', { retryable: true }),
+      );
     await this.pool.end().catch(() => {});
   }
 }

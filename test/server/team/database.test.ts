@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import pino from 'pino';
-import { listTeamMigrations, TeamDatabase } from '../../../server/team/database.ts';
+import type { ToolError } from '../../../server/errors.ts';
+import { CONNECT_TIMEOUT_MS, listTeamMigrations, TeamDatabase } from '../../../server/team/database.ts';
 import type { TeamEntry } from '../../../server/team/feed.ts';
 import { normaliseRemote } from '../../../server/team/identity.ts';
 import { Team } from '../../../server/team/team.ts';
@@ -82,6 +83,69 @@ describe('on a real PostgreSQL', () => {
     assert.equal(Number(rows[0]!.n), listTeamMigrations().length);
     assert.equal(hubs[0]!.connection().state, 'connected');
     await Promise.all(hubs.map((h) => h.close()));
+  });
+
+  test('a burst of writes beyond the pool waits its turn: a queue, not an unreachable database', async () => {
+    // Two connections, twelve writes of 0.6 s each: the last waits about 3 s for its turn, as long as
+    // the connect timeout, which pg-pool would have used to call the database unreachable.
+    assert.ok((12 * 0.6) / 2 >= CONNECT_TIMEOUT_MS / 1000);
+    const hub = new TeamDatabase(databaseTarget(db.url), { max: 2 });
+    await hub.open();
+    let mostWaiting = 0;
+    const watch = setInterval(() => {
+      mostWaiting = Math.max(mostWaiting, hub.connection().pool.waiting);
+    }, 50);
+    try {
+      const results = await Promise.all(
+        Array.from({ length: 12 }, (_, i) =>
+          hub.transaction(async (q) => {
+            await q.query('SELECT pg_sleep(0.6)');
+            return i;
+          }),
+        ),
+      );
+      assert.deepEqual(
+        results,
+        Array.from({ length: 12 }, (_, i) => i),
+      );
+      assert.ok(mostWaiting >= 5, `writes waited their turn (${mostWaiting} at most)`);
+      assert.equal(hub.connection().state, 'connected');
+      assert.equal(hub.connection().pool.waiting, 0);
+    } finally {
+      clearInterval(watch);
+      await hub.close();
+    }
+  });
+
+  test('a connection lost refuses the writes waiting behind it at once, retryably, and the next goes through', async () => {
+    const hub = new TeamDatabase(databaseTarget(db.url), { max: 1, applicationName: 'cos-hub victim' });
+    const admin = new TeamDatabase(databaseTarget(db.url));
+    await Promise.all([hub.open(), admin.open()]);
+    try {
+      const holding = hub.query('SELECT pg_sleep(30)');
+      const waiting = Array.from({ length: 5 }, () => hub.query('SELECT 1'));
+      // Settled from the start: they reject before the terminating statement has answered.
+      const outcome = Promise.allSettled([holding, ...waiting]);
+      await eventually(() => hub.connection().pool.waiting === 5, 2000, 'five writes waiting');
+      const cut = Date.now();
+      await admin.query(
+        "SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE application_name = 'cos-hub victim'",
+      );
+      const settled = await outcome;
+      assert.ok(Date.now() - cut < 2000, `refused within ${Date.now() - cut} ms`);
+      for (const s of settled) {
+        assert.equal(s.status, 'rejected');
+        const err = (s as PromiseRejectedResult).reason as ToolError;
+        assert.equal(err.category, 'unavailable');
+        assert.equal(err.retryable, true);
+        assert.ok(!err.message.includes(PG_PASSWORD), 'no password in the message');
+      }
+      assert.equal(hub.connection().state, 'down');
+      assert.deepEqual(await hub.query<{ n: number }>('SELECT 1 AS n'), [{ n: 1 }]);
+      assert.equal(hub.connection().state, 'connected');
+    } finally {
+      await Promise.all([hub.close(), admin.close()]);
+    }
   });
 
   test("one hub's entries reach the other hubs of its team, and no other team", async () => {
