@@ -6,6 +6,7 @@
 // events are the team's (PostgreSQL keeps them): this hub holds the latest REMOTE_LIMIT of them in memory
 // only, numbered from the same counter as its own, so every read merges both in one order with one cursor
 // and a hub of eight does not write seven other hubs' events to its disk.
+import type { Statement } from 'better-sqlite3';
 import type { Db } from '../db/open.ts';
 import type { EventKind, HookClient, Phase } from './normalize.ts';
 
@@ -86,6 +87,7 @@ export class HookStore {
   private readonly insertEvent;
   private readonly insertFile;
   private readonly upsertSession;
+  private selectSession: Statement<[string]> | undefined;
 
   /** @param machine this hub's machine, what its own rows (machine NULL) read back as. */
   constructor(
@@ -374,9 +376,9 @@ export class HookStore {
 
   session(id: string): AgentSessionRow | undefined {
     this.flush();
-    return this.db.prepare('SELECT * FROM agent_sessions WHERE id = ?').get(id) as
-      | AgentSessionRow
-      | undefined;
+    // Prepared once: a sweep asks it of every claim in progress.
+    this.selectSession ??= this.db.prepare('SELECT * FROM agent_sessions WHERE id = ?');
+    return this.selectSession.get(id) as AgentSessionRow | undefined;
   }
 
   /** Deletes events older than maxAgeMs or beyond maxRows, and sessions that ended before the cutoff. */
