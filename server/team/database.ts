@@ -158,45 +158,46 @@ export class TeamDatabase {
     text: string,
     values: unknown[] = [],
   ): Promise<R[]> {
-    const client = await this.checkout();
-    let broken = false;
-    const lost = (err: Error) => {
-      broken = true;
-      this.failed(err);
-    };
-    client.on('error', lost);
-    try {
-      const result = await client.query<R>(text, values);
-      this.succeeded();
-      return result.rows;
-    } catch (err) {
-      broken ||= isConnectionError(err);
-      throw this.toToolError(err);
-    } finally {
-      this.checkin(client, broken, lost);
-    }
+    return this.withClient(async (client) => (await client.query<R>(text, values)).rows);
   }
 
   /** `fn` in one transaction (BEGIN … COMMIT); acknowledged only once COMMIT returned. */
   async transaction<T>(fn: (q: Queryable) => Promise<T>): Promise<T> {
+    return this.withClient(async (client, broken) => {
+      await client.query('BEGIN');
+      try {
+        const out = await fn(client);
+        await client.query('COMMIT');
+        return out;
+      } catch (err) {
+        if (!broken() && !isConnectionError(err)) await client.query('ROLLBACK').catch(() => {});
+        throw err;
+      }
+    });
+  }
+
+  /**
+   * `work` on a connection of the hub's, checked in afterwards: thrown away instead when it broke, so the
+   * next write never gets it. A checked-out client has no listener of the pool's: the server ending the
+   * connection between two statements (a restart) would be an uncaught 'error' event; the next statement
+   * fails instead, and `broken()` says so.
+   */
+  private async withClient<T>(
+    work: (client: pg.PoolClient, broken: () => boolean) => Promise<T>,
+  ): Promise<T> {
     const client = await this.checkout();
     let broken = false;
-    // A checked-out client has no listener of the pool's: the server ending the connection between two
-    // statements (a restart) would be an uncaught 'error' event. The next statement fails instead.
     const lost = (err: Error) => {
       broken = true;
       this.failed(err);
     };
     client.on('error', lost);
     try {
-      await client.query('BEGIN');
-      const out = await fn(client);
-      await client.query('COMMIT');
+      const out = await work(client, () => broken);
       this.succeeded();
       return out;
     } catch (err) {
       broken ||= isConnectionError(err);
-      if (!broken) await client.query('ROLLBACK').catch(() => {});
       throw this.toToolError(err);
     } finally {
       this.checkin(client, broken, lost);

@@ -39,6 +39,7 @@ import {
   type SpanProcessor,
 } from '@opentelemetry/sdk-trace-base';
 import type { Logger } from 'pino';
+import type { UsageRecordedData } from '../costs/service.ts';
 import type { EventBus, HubEvent } from '../events/bus.ts';
 import { LATENCY_BUCKETS } from '../observability/histogram.ts';
 import type { MetricsSnapshot } from '../observability/prometheus.ts';
@@ -315,17 +316,6 @@ interface TaskEventData {
   agent_session: string | null;
   source: string;
   machine?: string;
-}
-
-interface UsageEventData {
-  agent_session: string;
-  client: string;
-  model: string | null;
-  task_id: string | null;
-  tokens: { input: number; output: number; cache_write: number; cache_read: number };
-  cost_usd: number | null;
-  records: number;
-  at: number;
 }
 
 const count = (n: unknown): number =>
@@ -617,7 +607,7 @@ export async function createSdkTelemetry(settings: TelemetrySettings): Promise<T
       tasks.set(key, { span, lastAt: at }, (evicted) => endTask(evicted, 'evicted'));
     };
 
-    const onUsage = (data: UsageEventData) => {
+    const onUsage = (data: UsageRecordedData) => {
       if (!tracer || typeof data.agent_session !== 'string') return;
       const model = data.model ?? 'unknown';
       const provider = providerOf(data.client);
@@ -660,7 +650,7 @@ export async function createSdkTelemetry(settings: TelemetrySettings): Promise<T
         case 'task-updated':
           return guard('a task change', () => onTask(event.data as TaskEventData, event.at));
         case 'usage-recorded':
-          return guard('token usage', () => onUsage(event.data as UsageEventData));
+          return guard('token usage', () => onUsage(event.data as UsageRecordedData));
         default:
           return undefined;
       }
