@@ -10,5 +10,6 @@
 // 4: object-literal methods are nodes (`api.get`); receiver chains followed through declared types
 //    (`this.a.b()`, `getStore().get()`): fields' and functions' declared types in the facts (issue 31).
 // 5: the API surface (issue 31): route, mcp_tool, cli_command and event_handler nodes with `handles`
-//    references to their handlers, and `metadata.entry` / `entry_files` on entry points.
+//    references to their handlers, `metadata.entry` / `entry_files` on entry points, and the mounts
+//    routes are served under (`app.use('/api', r)`, Fastify's `register(plugin, { prefix })`).
 export const EXTRACTION_VERSION = 5;

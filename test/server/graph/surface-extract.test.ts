@@ -408,3 +408,99 @@ test('routes served under a mount in another file carry its prefix, a mount of a
     rmSync(repo, { recursive: true, force: true });
   }
 });
+
+test("Fastify plugins registered with a prefix serve their routes under it: imported, required, dynamic, this file's named and inline ones, nested; Express mounts a required router", async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-plugins-'));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(repo, path)), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  };
+  // As Fastify's own documentation and fastify-cli's templates write them: a plugin is a function handed
+  // the instance (often named `fastify`), exported as the module or by default.
+  write(
+    'api/server.ts',
+    `import Fastify from 'fastify';
+import adminRoutes from './routes/admin.js';
+
+interface CreateUser { name: string }
+
+const app = Fastify();
+
+async function itemRoutes(instance: any) {
+  instance.get('/items', listItems);
+  instance.route({ method: 'DELETE', url: '/items/:id', handler: removeItem });
+}
+
+function listItems() { return []; }
+function removeItem() {}
+
+app.register(itemRoutes, { prefix: '/shop' });
+app.register(adminRoutes, { prefix: '/admin' });
+app.register(import('./routes/reports.js'), { prefix: '/reports' });
+app.register(require('./routes/users'), { prefix: '/v1' });
+app.register(
+  async (api) => {
+    api.post<{ Body: CreateUser }>('/users', createUser);
+    api.register(async (v) => { v.get('/status', status); }, { prefix: '/v2' });
+  },
+  { prefix: '/api' },
+);
+app.register(require('./routes/users'), { logLevel: 'warn' });
+app.get('/', status);
+
+function createUser() {}
+function status() {}
+`,
+  );
+  write(
+    'api/routes/admin.ts',
+    "import type { FastifyInstance } from 'fastify';\n\nexport default async function (fastify: FastifyInstance) {\n  fastify.get('/stats', stats);\n}\n\nfunction stats() {}\n",
+  );
+  write(
+    'api/routes/reports.js',
+    "export default async function reports(fastify) {\n  fastify.get('/daily', daily);\n}\nfunction daily() {}\n",
+  );
+  write(
+    'api/routes/users.js',
+    "'use strict'\nasync function listUsers (request, reply) { return [] }\n\nmodule.exports = async function (fastify, opts) {\n  fastify.get('/users', listUsers)\n}\n",
+  );
+  write(
+    'web/app.js',
+    "const express = require('express')\nconst app = express()\napp.use('/accounts', require('./routes/accounts'))\n",
+  );
+  write(
+    'web/routes/accounts.js',
+    "const router = require('express').Router()\nrouter.get('/:id', function show (req, res) { res.json({}) })\nmodule.exports = router\n",
+  );
+  const g = await graphHub(repo);
+  try {
+    const d = await g.data('cos_graph_api_surface', { kind: 'route' });
+    assert.deepEqual(
+      d.entries.map(
+        (e: { name: string; framework: string; handler: { label: string } | null }) =>
+          `${e.name} [${e.framework}] -> ${e.handler?.label}`,
+      ),
+      [
+        'GET /admin/stats [fastify] -> stats',
+        'GET /reports/daily [fastify] -> daily',
+        'GET /v1/users [fastify] -> listUsers',
+        'GET /shop/items [fastify] -> listItems',
+        'DELETE /shop/items/:id [fastify] -> removeItem',
+        'POST /api/users [fastify] -> createUser',
+        'GET /api/v2/status [fastify] -> status',
+        'GET / [fastify] -> status',
+        'GET /accounts/:id [express] -> show',
+      ],
+    );
+    const impact = await g.data('cos_graph_impact', {
+      node: 'code:function:api/routes/reports.js::daily',
+    });
+    assert.deepEqual(
+      impact.api_surface.map((e: { name: string }) => e.name),
+      ['GET /reports/daily'],
+    );
+  } finally {
+    await g.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

@@ -117,16 +117,28 @@ export class SurfaceBuilder {
     meta.entry = list;
   }
 
-  /** Records a mount on the file node (`metadata.mounts`), with the import its target's head names. */
-  mount(prefix: string, target: string): void {
+  /** Whether `local` is a name this file imports (`import x from`, `const x = require(…)`). */
+  imported(local: string): boolean {
+    return this.ex.facts.bindings.some((b) => b.local === local);
+  }
+
+  /**
+   * Records a mount on the file node (`metadata.mounts`), with the import its target's head names, or
+   * `module` when the mount names the module itself (`app.use('/x', require('./x'))`).
+   */
+  mount(prefix: string, target: string, module?: string): void {
     const file = this.fileNode;
     if (!file || !/^[\w$.]{1,100}$/.test(target) || prefix.length > NAME_MAX) return;
+    if (module !== undefined && module.length > NAME_MAX) return;
     const head = target.split('.')[0] ?? target;
-    const binding = this.ex.facts.bindings.find((b) => b.local === head);
+    const binding =
+      module === undefined
+        ? this.ex.facts.bindings.find((b) => b.local === head)
+        : { module, imported: undefined };
     const m: Mount = { prefix, target };
     if (binding) {
       m.module = binding.module;
-      m.imported = binding.imported;
+      if (binding.imported !== undefined) m.imported = binding.imported;
     }
     file.metadata ??= {};
     const list = Array.isArray(file.metadata.mounts) ? (file.metadata.mounts as Mount[]) : [];

@@ -1,5 +1,6 @@
 // TypeScript and JavaScript: HTTP routes (Express, Fastify, Koa, Hono `app.get(…)`, `app.route('/x').get(…)`,
-// route objects `{method, url|path, handler}`, NestJS decorators, Next.js route files), MCP tools
+// route objects `{method, url|path, handler}`, NestJS decorators, Next.js route files; mounts with their
+// prefixes: `app.use('/api', router)`, Fastify's `app.register(plugin, { prefix: '/v1' })`), MCP tools
 // (`registerTool`, `server.tool`, `addTool({name, execute})`, `define…Tool({name, handler})`), CLI commands
 // (commander `.command().action()`, yargs `.command(…, handler)`), and event handlers (`on`, `once`,
 // `addListener`, `addEventListener`).
@@ -47,9 +48,11 @@ const NEST_METHODS = new Map<string, string | null>([
  * its whole extraction).
  */
 const CALL_SITE =
-  /\.\s*(get|post|put|patch|delete|del|head|options|all|registerTool|tool|command|on|once|addListener|addEventListener|prependListener)\s*\(\s*['"`]|\.\s*(addTool|command)\s*\(\s*\{|\b(define\w*Tool)\s*\(\s*\{/g;
+  /\.\s*(get|post|put|patch|delete|del|head|options|all|registerTool|tool|command|on|once|addListener|addEventListener|prependListener)\s*(?:<[^()]*?>\s*)?\(\s*['"`]|\.\s*(addTool|command)\s*\(\s*\{|\b(define\w*Tool)\s*\(\s*\{/g;
 /** `app.use('/api', router)`, Hono's `app.route('/api', sub)`: where a router is mounted. */
 const MOUNT_SITE = /\.\s*(use|route)\s*\(\s*['"`]\//g;
+/** Fastify's `app.register(plugin, { prefix: '/v1' })`: a plugin whose routes are served under the prefix. */
+const REGISTER_SITE = /\.\s*(register)\s*\(/g;
 /** `app.route('/x')`: the head of a chain of `.get(h)`/`.post(h)`. */
 const CHAIN_HEAD = /\.\s*route\s*\(\s*['"`]/g;
 const NEST = /@(Controller|MessagePattern|EventPattern|OnEvent)\b/;
@@ -72,12 +75,30 @@ export function recogniseJavaScript(s: SurfaceBuilder, tree: Tree): void {
     fw ??= httpFramework(s);
     return fw;
   };
+  // Plugins registered with a prefix: those of another module are mounts (below); a function of this file
+  // (inline, or declared and named) serves the routes registered inside it under the prefix.
+  const plugins = new Map<string, string>();
+  let inlinePlugins = false;
+  for (const m of text.matchAll(REGISTER_SITE)) {
+    const call = callAt(root, (m.index ?? 0) + m[0].indexOf('register'), 8);
+    const args = argumentsOf(call);
+    const prefix = pluginOptionsPrefix(args[1]);
+    const target = args[0];
+    if (prefix === undefined || !target) continue;
+    if (FUNCTIONS.has(target.type)) inlinePlugins = true;
+    else if (target.type === 'identifier' && !s.imported(target.text)) plugins.set(target.text, prefix);
+    else mountTarget(s, prefix, target);
+  }
+  const served =
+    plugins.size > 0 || inlinePlugins
+      ? (at: Node, path: string) => joinRoute(pluginPrefix(at, plugins), path)
+      : (_at: Node, path: string) => path;
   const calls = new Set<number>();
   const visit = (call: Node | undefined) => {
     // By node id: chained calls (`y.command(…).command(…)`) share their start.
     if (!call || calls.has(call.id)) return;
     calls.add(call.id);
-    callEntry(s, call, framework());
+    callEntry(s, call, framework(), served);
   };
   for (const m of text.matchAll(CALL_SITE)) {
     const name = m[1] ?? m[2] ?? m[3] ?? '';
@@ -86,9 +107,10 @@ export function recogniseJavaScript(s: SurfaceBuilder, tree: Tree): void {
   for (const m of text.matchAll(MOUNT_SITE)) {
     const name = m[1] ?? '';
     const call = callAt(root, (m.index ?? 0) + m[0].indexOf(name), name.length);
-    const args = call?.childForFieldName('arguments')?.namedChildren.filter((a): a is Node => !!a) ?? [];
+    const args = argumentsOf(call);
     const prefix = stringValue(args[0]);
-    // app.use('/api', auth, router), app.use('/api', router.routes()), app.route('/api', sub) (Hono).
+    // app.use('/api', auth, router), app.use('/api', router.routes()), app.route('/api', sub) (Hono),
+    // app.use('/api', require('./routes')).
     let target = args.length >= 2 ? args[args.length - 1] : undefined;
     if (
       target?.type === 'call_expression' &&
@@ -97,8 +119,7 @@ export function recogniseJavaScript(s: SurfaceBuilder, tree: Tree): void {
       const fn = target.childForFieldName('function');
       target = fn?.type === 'member_expression' ? (fn.childForFieldName('object') ?? undefined) : undefined;
     }
-    if (prefix?.startsWith('/') && (target?.type === 'identifier' || target?.type === 'member_expression'))
-      s.mount(prefix, target.text);
+    if (prefix?.startsWith('/') && target) mountTarget(s, prefix, target);
   }
   for (const m of text.matchAll(CHAIN_HEAD)) {
     // Up the chain: each `.get(h)` called on it is a route of that path.
@@ -119,7 +140,7 @@ export function recogniseJavaScript(s: SurfaceBuilder, tree: Tree): void {
     const obj = id?.type === 'shorthand_property_identifier' ? member : member?.parent;
     if (obj?.type !== 'object' || objects.has(obj.id)) continue;
     objects.add(obj.id);
-    routeObject(s, obj, framework());
+    routeObject(s, obj, framework(), served);
   }
   if (NEST.test(text))
     for (const cls of root.descendantsOfType(['class_declaration', 'abstract_class_declaration']))
@@ -127,11 +148,76 @@ export function recogniseJavaScript(s: SurfaceBuilder, tree: Tree): void {
   nextRoutes(s, root);
 }
 
+/** The arguments of a call, comments aside (none for no call). */
+function argumentsOf(call: Node | undefined): Node[] {
+  return (call?.childForFieldName('arguments')?.namedChildren ?? []).filter(
+    (a): a is Node => !!a && a.type !== 'comment',
+  );
+}
+
+/** The `prefix` of a plugin's options (`{ prefix: '/v1' }`), when it is a literal path. */
+function pluginOptionsPrefix(options: Node | undefined): string | undefined {
+  if (options?.type !== 'object') return undefined;
+  const prefix = stringValue(objectPairs(options).get('prefix'));
+  return prefix?.startsWith('/') ? prefix : undefined;
+}
+
+/** A mount of `target`: a router or plugin by name (its import found later), or a module required inline. */
+function mountTarget(s: SurfaceBuilder, prefix: string, target: Node): void {
+  if (target.type === 'identifier' || target.type === 'member_expression') {
+    s.mount(prefix, target.text);
+    return;
+  }
+  // require('./routes'), import('./routes.js'), await import('./routes.js')
+  const call = target.type === 'await_expression' ? target.namedChildren[0] : target;
+  if (call?.type !== 'call_expression') return;
+  const fn = call.childForFieldName('function');
+  if (fn?.type !== 'import' && !(fn?.type === 'identifier' && fn.text === 'require')) return;
+  const args = argumentsOf(call);
+  const module = args.length === 1 ? stringValue(args[0]) : undefined;
+  if (module?.startsWith('.')) s.mount(prefix, 'require', module);
+}
+
+/**
+ * The prefix the plugins around `at` serve it under, outermost first: functions registered inline with
+ * a prefix (`app.register(async (f) => { f.get('/x', h) }, { prefix: '/v1' })`) and this file's named
+ * plugin functions (`plugins`, from `app.register(routes, { prefix: '/v1' })`).
+ */
+function pluginPrefix(at: Node, plugins: ReadonlyMap<string, string>): string {
+  let prefix = '';
+  for (let n = at.parent; n; n = n.parent) {
+    let p: string | undefined;
+    if (FUNCTIONS.has(n.type)) {
+      p = inlinePluginPrefix(n);
+      if (p === undefined && n.parent?.type === 'variable_declarator')
+        p = plugins.get(n.parent.childForFieldName('name')?.text ?? '');
+    } else if (n.type === 'function_declaration' || n.type === 'generator_function_declaration')
+      p = plugins.get(n.childForFieldName('name')?.text ?? '');
+    if (p !== undefined) prefix = joinRoute(p, prefix);
+  }
+  return prefix;
+}
+
+/** The prefix of `x.register(fn, { prefix })` where `fn` is this function, written as the first argument. */
+function inlinePluginPrefix(fn: Node): string | undefined {
+  const list = fn.parent;
+  if (list?.type !== 'arguments') return undefined;
+  const call = list.parent;
+  const callee = call?.childForFieldName('function');
+  if (callee?.type !== 'member_expression' || callee.childForFieldName('property')?.text !== 'register')
+    return undefined;
+  const args = argumentsOf(call ?? undefined);
+  return args[0]?.id === fn.id ? pluginOptionsPrefix(args[1]) : undefined;
+}
+
 function httpFramework(s: SurfaceBuilder): string {
   if (s.imports(/['"]fastify['"]/)) return 'fastify';
   if (s.imports(/['"]hono(\/[^'"]*)?['"]/)) return 'hono';
   if (s.imports(/['"](koa|@koa\/router|koa-router)['"]/)) return 'koa';
   if (s.imports(/['"]express['"]/)) return 'express';
+  // A Fastify plugin's file often imports nothing of Fastify: it is handed the instance, named so.
+  if (/\bfastify\s*\.\s*(get|post|put|patch|delete|head|options|all|route|register)\s*[(<]/.test(s.text))
+    return 'fastify';
   return 'http';
 }
 
@@ -168,11 +254,12 @@ const isCallable = (n: Node | null | undefined) =>
     n.type === 'member_expression' ||
     n.type === 'call_expression');
 
-function callEntry(s: SurfaceBuilder, call: Node, framework: string): void {
+/** A route's path as served: the prefixes of the plugins of this file it is registered in applied. */
+type Served = (at: Node, path: string) => string;
+
+function callEntry(s: SurfaceBuilder, call: Node, framework: string, served: Served): void {
   const fn = call.childForFieldName('function');
-  const args = (call.childForFieldName('arguments')?.namedChildren ?? []).filter(
-    (a): a is Node => !!a && a.type !== 'comment',
-  );
+  const args = argumentsOf(call);
   if (!fn) return;
   if (fn.type === 'identifier') {
     if (/^define\w*Tool$/.test(fn.text) && args[0]?.type === 'object') toolDefinition(s, call, args[0]);
@@ -194,8 +281,10 @@ function callEntry(s: SurfaceBuilder, call: Node, framework: string): void {
     (framework !== 'http' || ROUTER_NAME.test(object?.text ?? ''))
   ) {
     const named = stringValue(args[1]);
-    const path = first.startsWith('/') || first === '*' ? first : named?.startsWith('/') ? named : undefined;
-    if (path !== undefined) {
+    const written =
+      first.startsWith('/') || first === '*' ? first : named?.startsWith('/') ? named : undefined;
+    if (written !== undefined) {
+      const path = served(call, written);
       s.add({
         kind: 'route',
         method,
@@ -213,8 +302,9 @@ function callEntry(s: SurfaceBuilder, call: Node, framework: string): void {
   }
   // app.route('/book').get(h).post(h): Express's chained form.
   if (method !== undefined && args.length >= 1 && isCallable(last) && object?.type === 'call_expression') {
-    const path = chainedRoute(object);
-    if (path !== undefined) {
+    const written = chainedRoute(object);
+    if (written !== undefined) {
+      const path = served(call, written);
       s.add({
         kind: 'route',
         method,
@@ -366,12 +456,13 @@ function memberHandler(s: SurfaceBuilder, v: Node | undefined): HandlerRef {
 }
 
 /** `{ method: 'POST', url: '/orders', handler }` (Fastify's route options, hapi's, many routers'). */
-function routeObject(s: SurfaceBuilder, obj: Node, framework: string): void {
+function routeObject(s: SurfaceBuilder, obj: Node, framework: string, served: Served): void {
   const pairs = objectPairs(obj);
   const handler = pairs.get('handler');
   const rawMethod = pairs.get('method');
-  const path = stringValue(pairs.get('url') ?? pairs.get('path'));
-  if (!handler || !rawMethod || path === undefined || !path.startsWith('/')) return;
+  const written = stringValue(pairs.get('url') ?? pairs.get('path'));
+  if (!handler || !rawMethod || written === undefined || !written.startsWith('/')) return;
+  const path = served(obj, written);
   if (obj.parent?.type === 'arguments' && /^define\w*Tool$/.test(obj.parent.parent?.firstChild?.text ?? ''))
     return;
   const methods =
