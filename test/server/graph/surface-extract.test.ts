@@ -504,3 +504,62 @@ function status() {}
     rmSync(repo, { recursive: true, force: true });
   }
 });
+
+test("Django's include(), Flask's add_url_rule, Koa's router prefix and Hono's basePath give routes their served paths", async () => {
+  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-prefixes-'));
+  const write = (path: string, text: string) => {
+    mkdirSync(dirname(join(repo, path)), { recursive: true });
+    writeFileSync(join(repo, path), text);
+  };
+  // Django's tutorial: the project's urls.py includes the app's by its dotted module name.
+  write(
+    'site/mysite/urls.py',
+    'from django.contrib import admin\nfrom django.urls import include, path\n\nurlpatterns = [\n    path("polls/", include("polls.urls")),\n    path("admin/", admin.site.urls),\n]\n',
+  );
+  write('site/mysite/__init__.py', '');
+  write('site/polls/__init__.py', '');
+  write(
+    'site/polls/urls.py',
+    'from django.urls import path\n\nfrom . import views\n\napp_name = "polls"\nurlpatterns = [\n    path("<int:pk>/", views.DetailView.as_view(), name="detail"),\n    path("<int:question_id>/vote/", views.vote, name="vote"),\n]\n',
+  );
+  write(
+    'site/polls/views.py',
+    'from django.views import generic\n\n\nclass DetailView(generic.DetailView):\n    pass\n\n\ndef vote(request, question_id):\n    return None\n',
+  );
+  write(
+    'flaskapp/app.py',
+    'from flask import Blueprint, Flask\n\napp = Flask(__name__)\nbp = Blueprint("shop", __name__, url_prefix="/shop")\n\n\ndef show_user(username):\n    return username\n\n\ndef cart():\n    return ""\n\n\napp.add_url_rule("/user/<username>", view_func=show_user)\nbp.add_url_rule("/cart", "cart", cart, methods=["GET", "POST"])\napp.add_url_rule("/static-only", endpoint="static")\n',
+  );
+  write(
+    'koa/app.js',
+    "const Koa = require('koa');\nconst Router = require('@koa/router');\n\nconst app = new Koa();\nconst router = new Router({ prefix: '/api' });\nconst plain = new Router();\n\nrouter.post('/users', createUser);\nplain.get('/health', health);\n\nasync function createUser(ctx) {}\nasync function health(ctx) {}\n\napp.use(router.routes()).use(plain.routes());\n",
+  );
+  write(
+    'edge/api.ts',
+    "import { Hono } from 'hono';\n\nconst api = new Hono().basePath('/api');\napi.get('/ping', ping);\nfunction ping(c) { return c.text('pong'); }\nexport default api;\n",
+  );
+  const g = await graphHub(repo);
+  try {
+    const d = await g.data('cos_graph_api_surface', { kind: 'route' });
+    assert.deepEqual(
+      d.entries.map(
+        (e: { name: string; framework: string; handler: { label: string } | null }) =>
+          `${e.name} [${e.framework}] -> ${e.handler?.label}`,
+      ),
+      [
+        'GET /api/ping [hono] -> ping',
+        'GET /user/<username> [flask] -> show_user',
+        'GET /shop/cart [flask] -> cart',
+        'POST /shop/cart [flask] -> cart',
+        'POST /api/users [koa] -> createUser',
+        'GET /health [koa] -> health',
+        'ANY /admin/ [django] -> urls',
+        'ANY /polls/<int:pk>/ [django] -> DetailView',
+        'ANY /polls/<int:question_id>/vote/ [django] -> vote',
+      ],
+    );
+  } finally {
+    await g.close();
+    rmSync(repo, { recursive: true, force: true });
+  }
+});

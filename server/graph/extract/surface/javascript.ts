@@ -1,6 +1,7 @@
 // TypeScript and JavaScript: HTTP routes (Express, Fastify, Koa, Hono `app.get(…)`, `app.route('/x').get(…)`,
 // route objects `{method, url|path, handler}`, NestJS decorators, Next.js route files; mounts with their
-// prefixes: `app.use('/api', router)`, Fastify's `app.register(plugin, { prefix: '/v1' })`), MCP tools
+// prefixes: `app.use('/api', router)`, Fastify's `app.register(plugin, { prefix: '/v1' })`, Koa's
+// `new Router({ prefix })`, Hono's `basePath`), MCP tools
 // (`registerTool`, `server.tool`, `addTool({name, execute})`, `define…Tool({name, handler})`), CLI commands
 // (commander `.command().action()`, yargs `.command(…, handler)`), and event handlers (`on`, `once`,
 // `addListener`, `addEventListener`).
@@ -53,6 +54,12 @@ const CALL_SITE =
 const MOUNT_SITE = /\.\s*(use|route)\s*\(\s*['"`]\//g;
 /** Fastify's `app.register(plugin, { prefix: '/v1' })`: a plugin whose routes are served under the prefix. */
 const REGISTER_SITE = /\.\s*(register)\s*\(/g;
+/**
+ * A router made with its prefix: Koa's `const router = new Router({ prefix: '/api' })`, Hono's
+ * `const api = new Hono().basePath('/api')`.
+ */
+const ROUTER_PREFIX =
+  /\b(?:const|let|var)\s+([\w$]+)\s*=\s*new\s+(?:[\w$.]*Router\s*\(\s*\{[^{}]*?\bprefix\s*:\s*|Hono\s*(?:<[^()]*?>\s*)?\([^()]*\)\s*\.\s*basePath\s*\(\s*)(['"`])(\/[^'"`$]*)\2/g;
 /** `app.route('/x')`: the head of a chain of `.get(h)`/`.post(h)`. */
 const CHAIN_HEAD = /\.\s*route\s*\(\s*['"`]/g;
 const NEST = /@(Controller|MessagePattern|EventPattern|OnEvent)\b/;
@@ -89,10 +96,16 @@ export function recogniseJavaScript(s: SurfaceBuilder, tree: Tree): void {
     else if (target.type === 'identifier' && !s.imported(target.text)) plugins.set(target.text, prefix);
     else mountTarget(s, prefix, target);
   }
-  const served =
+  const routers = new Map<string, string>();
+  for (const m of text.matchAll(ROUTER_PREFIX)) if (m[1] && m[3]) routers.set(m[1], m[3]);
+  const inPlugins =
     plugins.size > 0 || inlinePlugins
       ? (at: Node, path: string) => joinRoute(pluginPrefix(at, plugins), path)
       : (_at: Node, path: string) => path;
+  const served: Served = (at, path, receiver) => {
+    const own = receiver === undefined ? undefined : routers.get(receiver);
+    return inPlugins(at, own === undefined ? path : joinRoute(own, path));
+  };
   const calls = new Set<number>();
   const visit = (call: Node | undefined) => {
     // By node id: chained calls (`y.command(…).command(…)`) share their start.
@@ -254,8 +267,11 @@ const isCallable = (n: Node | null | undefined) =>
     n.type === 'member_expression' ||
     n.type === 'call_expression');
 
-/** A route's path as served: the prefixes of the plugins of this file it is registered in applied. */
-type Served = (at: Node, path: string) => string;
+/**
+ * A route's path as served: the prefix of the router it is registered on (when the file made it with
+ * one) and of the plugins of this file it is registered in applied.
+ */
+type Served = (at: Node, path: string, receiver?: string) => string;
 
 function callEntry(s: SurfaceBuilder, call: Node, framework: string, served: Served): void {
   const fn = call.childForFieldName('function');
@@ -284,7 +300,7 @@ function callEntry(s: SurfaceBuilder, call: Node, framework: string, served: Ser
     const written =
       first.startsWith('/') || first === '*' ? first : named?.startsWith('/') ? named : undefined;
     if (written !== undefined) {
-      const path = served(call, written);
+      const path = served(call, written, object?.type === 'identifier' ? object.text : undefined);
       s.add({
         kind: 'route',
         method,

@@ -1,5 +1,5 @@
-// Python: Flask and FastAPI routes (`@app.route`, `@app.get`, blueprints and routers with their
-// prefix), Django `urlpatterns`, FastMCP tools (`@mcp.tool`), click and typer commands
+// Python: Flask and FastAPI routes (`@app.route`, `@app.get`, `app.add_url_rule`, blueprints and routers
+// with their prefix), Django `urlpatterns` (and `include('app.urls')` as a mount), FastMCP tools (`@mcp.tool`), click and typer commands
 // (`@click.command`, `@group.command`, `@app.command`), argparse sub-commands (`add_parser` with
 // `set_defaults(func=…)`), event handlers (`@x.on('…')`, `@app.on_event('…')`), and the
 // `if __name__ == "__main__":` entry point.
@@ -44,10 +44,14 @@ export function recognisePython(s: SurfaceBuilder, tree: Tree): void {
     if (prefix?.startsWith('/') && (target?.type === 'identifier' || target?.type === 'attribute'))
       s.mount(prefix, target.text);
   }
-  if (!/^\s*@/m.test(text)) return;
+  const decorators = /^\s*@/m.test(text);
+  const rules = text.includes('add_url_rule');
+  if (!decorators && !rules) return;
   const prefixes = /\b(Blueprint|APIRouter)\s*\(/.test(text)
     ? routerPrefixes(root)
     : new Map<string, string>();
+  if (rules) addUrlRules(s, root, prefixes);
+  if (!decorators) return;
   const fastapi = s.imports(/^\s*(from|import)\s+(fastapi|starlette)\b/m);
   const typer = s.imports(/^\s*(from|import)\s+typer\b/m);
   for (const dd of root.descendantsOfType('decorated_definition')) {
@@ -187,8 +191,12 @@ function djangoUrls(s: SurfaceBuilder, root: Node): void {
       const route = stringValue(args[0]);
       const view = args[1];
       if (route === undefined || !view) continue;
-      if (view.type === 'call' && view.childForFieldName('function')?.text.split('.').pop() === 'include')
+      if (view.type === 'call' && view.childForFieldName('function')?.text.split('.').pop() === 'include') {
+        // path('polls/', include('polls.urls')): that module's urlpatterns are served under the prefix.
+        const module = stringValue(view.childForFieldName('arguments')?.namedChildren[0]);
+        if (module && /^[\w.]+$/.test(module)) s.mount(djangoPath(route), 'include', module);
         continue;
+      }
       let handler: HandlerRef = null;
       if (view.type === 'identifier' || view.type === 'attribute') handler = { name: view.text };
       else if (view.type === 'call') {
@@ -197,7 +205,7 @@ function djangoUrls(s: SurfaceBuilder, root: Node): void {
         const obj = f?.type === 'attribute' ? f.childForFieldName('object') : null;
         if (obj && (obj.type === 'identifier' || obj.type === 'attribute')) handler = { name: obj.text };
       }
-      const path = `/${route.replace(/^\^/, '').replace(/\$$/, '').replace(/^\/+/, '')}`;
+      const path = djangoPath(route);
       s.add({
         kind: 'route',
         method: null,
@@ -208,6 +216,55 @@ function djangoUrls(s: SurfaceBuilder, root: Node): void {
         handler,
       });
     }
+  }
+}
+
+/** A Django route as a path (`orders/<int:pk>/`, `r'^x/$'` → `/orders/<int:pk>/`, `/x/`). */
+function djangoPath(route: string): string {
+  return `/${route.replace(/^\^/, '').replace(/\$$/, '').replace(/^\/+/, '')}`;
+}
+
+/** Flask's `app.add_url_rule('/user/<name>', view_func=show_user, methods=['GET'])`. */
+function addUrlRules(s: SurfaceBuilder, root: Node, prefixes: Map<string, string>): void {
+  for (const m of s.text.matchAll(/\.\s*add_url_rule\s*\(/g)) {
+    const at = (m.index ?? 0) + m[0].indexOf('add_url_rule');
+    const id = root.descendantForIndex(at, at + 12);
+    const call = id?.parent?.type === 'attribute' ? id.parent.parent : null;
+    if (call?.type !== 'call') continue;
+    const owner = id?.parent?.childForFieldName('object')?.text ?? '';
+    const args = call.childForFieldName('arguments');
+    const positional = (args?.namedChildren ?? []).filter(
+      (a): a is Node => !!a && a.type !== 'keyword_argument' && a.type !== 'comment',
+    );
+    const rule = stringValue(keyword(args, 'rule') ?? positional[0]);
+    const view = keyword(args, 'view_func') ?? positional[2];
+    if (rule === undefined || !rule.startsWith('/') || !view) continue;
+    const path = joinRoute(prefixes.get(owner) ?? '', rule);
+    const listed = keyword(args, 'methods');
+    let methods: (string | null)[] = listed
+      ? listed.namedChildren.map((x) => stringValue(x)?.toUpperCase()).filter((x): x is string => !!x)
+      : ['GET'];
+    if (methods.length === 0) methods = [null];
+    // view_func=OrderView.as_view('orders'): the view class.
+    const named =
+      view.type === 'call'
+        ? view.childForFieldName('function')?.childForFieldName('object')
+        : view.type === 'identifier' || view.type === 'attribute'
+          ? view
+          : null;
+    const handler: HandlerRef =
+      named && (named.type === 'identifier' || named.type === 'attribute') ? { name: named.text } : null;
+    for (const method of methods)
+      s.add({
+        kind: 'route',
+        method,
+        path,
+        name: routeName(method, path),
+        framework: 'flask',
+        at: call,
+        handler,
+        ...(owner && /^[\w.]+$/.test(owner) ? { receiver: owner } : {}),
+      });
   }
 }
 
