@@ -487,14 +487,26 @@ export function createTeamBoard({ team, store, writes, log }: TeamBoardOptions) 
     return rc.to.status === 'in_progress' && holderOf(rc.to) !== null ? 'claimed' : 'moved';
   }
 
+  /** The creates of this hub, one after another (see reserve). */
+  let reserving: Promise<unknown> = Promise.resolve();
+
   /**
    * A new task's id, reserved in the team before the file is written: the first number free both here
    * (`localNext`) and in every hub's records, so two machines never create the same TASK-n. The
    * reservation is the task's first record (version 1).
    */
   async function reserve(title: string, status: Status, localNext: number): Promise<TeamRecord> {
+    // Creates take turns, per team under its lock (so concurrent ones do not all pick the same number and
+    // retry), and first per hub here: a burst of creates on one hub waits in this process, holding no
+    // connection, rather than as statements blocked on the lock, where the query timeout would call a
+    // long queue an unreachable database.
+    const turn = reserving.then(() => reserveInTeam(title, status, localNext));
+    reserving = turn.catch(() => {});
+    return turn;
+  }
+
+  async function reserveInTeam(title: string, status: Status, localNext: number): Promise<TeamRecord> {
     const record = await db.transaction(async (q) => {
-      // Creates take turns per team, so concurrent ones do not all pick the same number and retry.
       await q.query('SELECT pg_advisory_xact_lock(hashtextextended($1, 11))', [team.key]);
       const { rows } = await q.query<{ n: number; rev: string }>(
         `INSERT INTO team_tasks (team, key, n, status, agent_session, machine, version, title)
