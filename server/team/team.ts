@@ -30,6 +30,18 @@ interface Queued {
   feed: boolean;
 }
 
+/** The bodies of the entries `keep` takes, by kind, in their order. */
+function bodiesByKind(items: readonly Queued[], keep: (item: Queued) => boolean): Map<string, unknown[]> {
+  const out = new Map<string, unknown[]>();
+  for (const item of items) {
+    if (!keep(item)) continue;
+    const list = out.get(item.kind) ?? [];
+    out.set(item.kind, list);
+    list.push(item.body);
+  }
+  return out;
+}
+
 /** Queued entries kept at most while the database is away; past it the oldest go. */
 export const OUTBOX_LIMIT = 50_000;
 const OUTBOX_BATCH = 1000;
@@ -129,36 +141,11 @@ export class Team {
     while (this.queue.length > 0) {
       const batch = this.queue.slice(0, OUTBOX_BATCH);
       try {
-        await this.db.transaction(async (q) => {
-          // What the outbox carries was acknowledged before it was sent (a hook is answered at once), so
-          // its commit need not wait for the WAL to reach the disk: a database crash could lose the last
-          // moment of activity, never a claim or a memory (their transactions keep the default). Under
-          // hundreds of events a second the flush wait, held with the feed's lock, was most of the delay.
-          await q.query('SET LOCAL synchronous_commit = off');
-          const byKind = new Map<string, unknown[]>();
-          for (const item of batch) {
-            if (!this.writers.has(item.kind)) continue;
-            const list = byKind.get(item.kind) ?? [];
-            byKind.set(item.kind, list);
-            list.push(item.body);
-          }
-          for (const [kind, bodies] of byKind) await this.writers.get(kind)!(q, bodies);
-          // One feed row per kind per batch (its handlers still get each entry): at a hook rate of
-          // hundreds a second, a row each was most of what PostgreSQL did for the team.
-          const fed = new Map<string, unknown[]>();
-          for (const item of batch) {
-            if (!item.feed) continue;
-            const list = fed.get(item.kind) ?? [];
-            fed.set(item.kind, list);
-            list.push(item.body);
-          }
-          const entries: NewEntry[] = [...fed].map(([kind, bodies]) =>
-            bodies.length === 1
-              ? { kind, body: bodies[0] }
-              : { kind: `${BATCH_PREFIX}${kind}`, body: { entries: bodies } },
-          );
-          await this.feed.append(q, entries);
-        });
+        // What the outbox carries was acknowledged before it was sent (a hook is answered at once), so
+        // its commit need not wait for the WAL to reach the disk: a database crash could lose the last
+        // moment of activity, never a claim or a memory (their transactions keep the default). Under
+        // hundreds of events a second the flush wait, held with the feed's lock, was most of the delay.
+        await this.db.transaction((q) => this.write(q, batch), { durable: false });
         this.queue.splice(0, batch.length);
         this.retryMs = 0;
       } catch (err) {
@@ -170,6 +157,21 @@ export class Team {
         return;
       }
     }
+  }
+
+  /** One batch into its kinds' tables, and one feed entry per kind for the other hubs. */
+  private async write(q: Queryable, batch: readonly Queued[]): Promise<void> {
+    const byKind = bodiesByKind(batch, (item) => this.writers.has(item.kind));
+    for (const [kind, bodies] of byKind) await this.writers.get(kind)!(q, bodies);
+    // One feed row per kind per batch (its handlers still get each entry): at a hook rate of
+    // hundreds a second, a row each was most of what PostgreSQL did for the team.
+    const fed = bodiesByKind(batch, (item) => item.feed);
+    const entries: NewEntry[] = [...fed].map(([kind, bodies]) =>
+      bodies.length === 1
+        ? { kind, body: bodies[0] }
+        : { kind: `${BATCH_PREFIX}${kind}`, body: { entries: bodies } },
+    );
+    await this.feed.append(q, entries);
   }
 
   /** Waits until everything queued so far is written (or the database refused it once). */

@@ -181,6 +181,50 @@ describe('on a real PostgreSQL', () => {
       [...seqs].sort((x, y) => x - y),
     );
     assert.equal(new Set(seqs).size, 51);
+    // Batches of one hub, appended while another hub appends too: each arrives in its order, numbered
+    // without a gap (the numbers are drawn under the team's lock), and every hub reads them in order.
+    const atA0 = atA.length;
+    await Promise.all([
+      ...Array.from({ length: 10 }, (_, j) =>
+        a.feed.publish(Array.from({ length: 5 }, (_, i) => ({ kind: 'test.batch', body: { j, i } }))),
+      ),
+      ...Array.from({ length: 10 }, (_, j) => b.feed.publish([{ kind: 'test.other', body: { j } }])),
+    ]);
+    const batches = await eventually(
+      () => {
+        const l = atB.filter((e) => e.kind === 'test.batch');
+        return l.length === 50 ? l : undefined;
+      },
+      2000,
+      'all 50 batched entries at machine-b',
+    );
+    for (let j = 0; j < 10; j++) {
+      const one = batches.filter((e) => (e.body as { j: number }).j === j);
+      assert.deepEqual(
+        one.map((e) => (e.body as { i: number }).i),
+        [0, 1, 2, 3, 4],
+      );
+      assert.deepEqual(
+        one.map((e) => e.seq - one[0]!.seq),
+        [0, 1, 2, 3, 4],
+      );
+    }
+    const fromB = await eventually(
+      () => {
+        const l = atA.slice(atA0);
+        return l.length === 10 ? l : undefined;
+      },
+      2000,
+      "machine-b's entries at machine-a",
+    );
+    for (const list of [atB, fromB]) {
+      const order = list.map((e) => e.seq);
+      assert.deepEqual(
+        order,
+        [...order].sort((x, y) => x - y),
+      );
+    }
+    atA.splice(atA0);
     await other.feed.settle();
     assert.equal(atOther.length, 0, 'another team sees nothing');
     assert.equal(atA.length, 0, 'a hub is not handed its own entries');
