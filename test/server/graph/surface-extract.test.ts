@@ -30,6 +30,35 @@ async function surface(path: string, language: Language, text: string): Promise<
     });
 }
 
+/** A repository in a temp folder: `write` its files, then `index` it with a real graph hub and ask it. */
+function tempRepo(prefix: string) {
+  const repo = mkdtempSync(join(tmpdir(), prefix));
+  return {
+    write(path: string, text: string): void {
+      mkdirSync(dirname(join(repo, path)), { recursive: true });
+      writeFileSync(join(repo, path), text);
+    },
+    async index(ask: (g: Awaited<ReturnType<typeof graphHub>>) => Promise<void>): Promise<void> {
+      const g = await graphHub(repo);
+      try {
+        await ask(g);
+      } finally {
+        await g.close();
+        rmSync(repo, { recursive: true, force: true });
+      }
+    },
+  };
+}
+
+/** Every route of the surface as `METHOD path [framework] -> handler`, as served. */
+async function routeLines(g: Awaited<ReturnType<typeof graphHub>>): Promise<string[]> {
+  const d = await g.data('cos_graph_api_surface', { kind: 'route' });
+  return d.entries.map(
+    (e: { name: string; framework: string; handler: { label: string } | null }) =>
+      `${e.name} [${e.framework}] -> ${e.handler?.label}`,
+  );
+}
+
 test('Flask app factories, typer commands and non-ASCII paths; an error handler is no route', async () => {
   const text = `import typer
 from flask import Flask
@@ -178,11 +207,7 @@ public class Paths {
 });
 
 test('handlers named through typed parameters resolve to the methods they name, across files', async () => {
-  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-typed-'));
-  const write = (path: string, text: string) => {
-    mkdirSync(dirname(join(repo, path)), { recursive: true });
-    writeFileSync(join(repo, path), text);
-  };
+  const { write, index } = tempRepo('cos-surface-typed-');
   write('go.mod', 'module example.com/web\n\ngo 1.22\n\nrequire github.com/gorilla/mux v1.8.1\n');
   write(
     'routes.go',
@@ -222,8 +247,7 @@ export function mount(app: express.Express, ctrl: OrdersController) {
   // Built bins: one whose source is a bin of its name, one the graph cannot map.
   write('package.json', JSON.stringify({ name: 'web', bin: { web: 'dist/web.js', gone: 'dist/gone.js' } }));
   write('src/bin/web.ts', "import { mount } from '../mount.ts';\nconsole.log(mount);\n");
-  const g = await graphHub(repo);
-  try {
+  await index(async (g) => {
     const ep = await g.data('cos_graph_entrypoints', {});
     const reasons = new Map(ep.entries.map((e: { uid: string; reasons: string[] }) => [e.uid, e.reasons]));
     assert.deepEqual(reasons.get('code:file:src/bin/web.ts'), ['package.json bin web']);
@@ -240,10 +264,7 @@ export function mount(app: express.Express, ctrl: OrdersController) {
         'GET /orders -> code:method:src/orders.ts::OrdersController.list',
       ],
     );
-  } finally {
-    await g.close();
-    rmSync(repo, { recursive: true, force: true });
-  }
+  });
 });
 
 test("this repository's own routes and tools: literal Fastify routes and the tool registry's definitions", async () => {
@@ -346,11 +367,7 @@ test('any mix of registrations with any names keeps uids unique, labels short an
 });
 
 test('routes served under a mount in another file carry its prefix, a mount of a mount too; impact names them so', async () => {
-  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-mounts-'));
-  const write = (path: string, text: string) => {
-    mkdirSync(dirname(join(repo, path)), { recursive: true });
-    writeFileSync(join(repo, path), text);
-  };
+  const { write, index } = tempRepo('cos-surface-mounts-');
   write(
     'web/app.js',
     "const express = require('express');\nconst api = require('./routes');\nconst app = express();\napp.use('/api', api);\napp.get('/health', health);\nfunction health() {}\n",
@@ -377,8 +394,7 @@ test('routes served under a mount in another file carry its prefix, a mount of a
     'svc/app/admin.py',
     'from flask import Blueprint\n\nadmin_bp = Blueprint("admin", __name__)\n\n\n@admin_bp.route("/stats")\ndef stats():\n    return {}\n',
   );
-  const g = await graphHub(repo);
-  try {
+  await index(async (g) => {
     const d = await g.data('cos_graph_api_surface', { kind: 'route' });
     assert.deepEqual(
       d.entries.map(
@@ -403,18 +419,11 @@ test('routes served under a mount in another file carry its prefix, a mount of a
       impact.api_surface.map((e: { name: string }) => e.name),
       ['POST /api/orders/:id/ship'],
     );
-  } finally {
-    await g.close();
-    rmSync(repo, { recursive: true, force: true });
-  }
+  });
 });
 
 test("Fastify plugins registered with a prefix serve their routes under it: imported, required, dynamic, this file's named and inline ones, nested; Express mounts a required router", async () => {
-  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-plugins-'));
-  const write = (path: string, text: string) => {
-    mkdirSync(dirname(join(repo, path)), { recursive: true });
-    writeFileSync(join(repo, path), text);
-  };
+  const { write, index } = tempRepo('cos-surface-plugins-');
   // As Fastify's own documentation and fastify-cli's templates write them: a plugin is a function handed
   // the instance (often named `fastify`), exported as the module or by default.
   write(
@@ -472,26 +481,18 @@ function status() {}
     'web/routes/accounts.js',
     "const router = require('express').Router()\nrouter.get('/:id', function show (req, res) { res.json({}) })\nmodule.exports = router\n",
   );
-  const g = await graphHub(repo);
-  try {
-    const d = await g.data('cos_graph_api_surface', { kind: 'route' });
-    assert.deepEqual(
-      d.entries.map(
-        (e: { name: string; framework: string; handler: { label: string } | null }) =>
-          `${e.name} [${e.framework}] -> ${e.handler?.label}`,
-      ),
-      [
-        'GET /admin/stats [fastify] -> stats',
-        'GET /reports/daily [fastify] -> daily',
-        'GET /v1/users [fastify] -> listUsers',
-        'GET /shop/items [fastify] -> listItems',
-        'DELETE /shop/items/:id [fastify] -> removeItem',
-        'POST /api/users [fastify] -> createUser',
-        'GET /api/v2/status [fastify] -> status',
-        'GET / [fastify] -> status',
-        'GET /accounts/:id [express] -> show',
-      ],
-    );
+  await index(async (g) => {
+    assert.deepEqual(await routeLines(g), [
+      'GET /admin/stats [fastify] -> stats',
+      'GET /reports/daily [fastify] -> daily',
+      'GET /v1/users [fastify] -> listUsers',
+      'GET /shop/items [fastify] -> listItems',
+      'DELETE /shop/items/:id [fastify] -> removeItem',
+      'POST /api/users [fastify] -> createUser',
+      'GET /api/v2/status [fastify] -> status',
+      'GET / [fastify] -> status',
+      'GET /accounts/:id [express] -> show',
+    ]);
     const impact = await g.data('cos_graph_impact', {
       node: 'code:function:api/routes/reports.js::daily',
     });
@@ -499,18 +500,11 @@ function status() {}
       impact.api_surface.map((e: { name: string }) => e.name),
       ['GET /reports/daily'],
     );
-  } finally {
-    await g.close();
-    rmSync(repo, { recursive: true, force: true });
-  }
+  });
 });
 
 test("Django's include(), Flask's add_url_rule, Koa's router prefix and Hono's basePath give routes their served paths", async () => {
-  const repo = mkdtempSync(join(tmpdir(), 'cos-surface-prefixes-'));
-  const write = (path: string, text: string) => {
-    mkdirSync(dirname(join(repo, path)), { recursive: true });
-    writeFileSync(join(repo, path), text);
-  };
+  const { write, index } = tempRepo('cos-surface-prefixes-');
   // Django's tutorial: the project's urls.py includes the app's by its dotted module name.
   write(
     'site/mysite/urls.py',
@@ -538,28 +532,17 @@ test("Django's include(), Flask's add_url_rule, Koa's router prefix and Hono's b
     'edge/api.ts',
     "import { Hono } from 'hono';\n\nconst api = new Hono().basePath('/api');\napi.get('/ping', ping);\nfunction ping(c) { return c.text('pong'); }\nexport default api;\n",
   );
-  const g = await graphHub(repo);
-  try {
-    const d = await g.data('cos_graph_api_surface', { kind: 'route' });
-    assert.deepEqual(
-      d.entries.map(
-        (e: { name: string; framework: string; handler: { label: string } | null }) =>
-          `${e.name} [${e.framework}] -> ${e.handler?.label}`,
-      ),
-      [
-        'GET /api/ping [hono] -> ping',
-        'GET /user/<username> [flask] -> show_user',
-        'GET /shop/cart [flask] -> cart',
-        'POST /shop/cart [flask] -> cart',
-        'POST /api/users [koa] -> createUser',
-        'GET /health [koa] -> health',
-        'ANY /admin/ [django] -> urls',
-        'ANY /polls/<int:pk>/ [django] -> DetailView',
-        'ANY /polls/<int:question_id>/vote/ [django] -> vote',
-      ],
-    );
-  } finally {
-    await g.close();
-    rmSync(repo, { recursive: true, force: true });
-  }
+  await index(async (g) => {
+    assert.deepEqual(await routeLines(g), [
+      'GET /api/ping [hono] -> ping',
+      'GET /user/<username> [flask] -> show_user',
+      'GET /shop/cart [flask] -> cart',
+      'POST /shop/cart [flask] -> cart',
+      'POST /api/users [koa] -> createUser',
+      'GET /health [koa] -> health',
+      'ANY /admin/ [django] -> urls',
+      'ANY /polls/<int:pk>/ [django] -> DetailView',
+      'ANY /polls/<int:question_id>/vote/ [django] -> vote',
+    ]);
+  });
 });

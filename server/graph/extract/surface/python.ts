@@ -90,6 +90,15 @@ function routerPrefixes(root: Node): Map<string, string> {
   return out;
 }
 
+/** `methods=['GET', 'POST']` as methods; without the keyword, `fallback` (null: any method). */
+function listedMethods(listed: Node | undefined, fallback: string | null): (string | null)[] {
+  if (!listed) return [fallback];
+  const methods = listed.namedChildren
+    .map((m) => stringValue(m)?.toUpperCase())
+    .filter((m): m is string => !!m);
+  return methods.length > 0 ? methods : [null];
+}
+
 function keyword(args: Node | null | undefined, name: string): Node | undefined {
   for (const kw of args?.namedChildren ?? [])
     if (kw?.type === 'keyword_argument' && kw.childForFieldName('name')?.text === name)
@@ -125,14 +134,10 @@ function decorated(
     firstString !== undefined
   ) {
     const path = joinRoute(prefixes.get(owner) ?? '', firstString);
-    let methods: (string | null)[];
-    if (attr === 'route' || attr === 'api_route') {
-      const listed = keyword(args, 'methods');
-      methods = listed
-        ? listed.namedChildren.map((m) => stringValue(m)?.toUpperCase()).filter((m): m is string => !!m)
-        : [attr === 'route' ? 'GET' : null];
-      if (methods.length === 0) methods = [null];
-    } else methods = [ROUTE_DECORATORS.get(attr) ?? null];
+    const methods =
+      attr === 'route' || attr === 'api_route'
+        ? listedMethods(keyword(args, 'methods'), attr === 'route' ? 'GET' : null)
+        : [ROUTE_DECORATORS.get(attr) ?? null];
     const framework = fastapi ? 'fastapi' : 'flask';
     for (const method of methods)
       s.add({
@@ -240,11 +245,7 @@ function addUrlRules(s: SurfaceBuilder, root: Node, prefixes: Map<string, string
     const view = keyword(args, 'view_func') ?? positional[2];
     if (rule === undefined || !rule.startsWith('/') || !view) continue;
     const path = joinRoute(prefixes.get(owner) ?? '', rule);
-    const listed = keyword(args, 'methods');
-    let methods: (string | null)[] = listed
-      ? listed.namedChildren.map((x) => stringValue(x)?.toUpperCase()).filter((x): x is string => !!x)
-      : ['GET'];
-    if (methods.length === 0) methods = [null];
+    const methods = listedMethods(keyword(args, 'methods'), 'GET');
     // view_func=OrderView.as_view('orders'): the view class.
     const named =
       view.type === 'call'
