@@ -1,8 +1,8 @@
 // Python: Flask and FastAPI routes (`@app.route`, `@app.get`, `app.add_url_rule`, blueprints and routers
-// with their prefix), Django `urlpatterns` (and `include('app.urls')` as a mount), FastMCP tools (`@mcp.tool`), click and typer commands
-// (`@click.command`, `@group.command`, `@app.command`), argparse sub-commands (`add_parser` with
-// `set_defaults(func=…)`), event handlers (`@x.on('…')`, `@app.on_event('…')`), and the
-// `if __name__ == "__main__":` entry point.
+// with their prefix), Django `urlpatterns` (and `include('app.urls')` as a mount), FastMCP tools
+// (`@mcp.tool`), click and typer commands (`@click.command`, `@group.command`, `@app.command`),
+// argparse sub-commands (`add_parser` with `set_defaults(func=…)`), event handlers (`@x.on('…')`,
+// `@app.on_event('…')`), and the `if __name__ == "__main__":` entry point.
 import type { Tree } from 'web-tree-sitter';
 import {
   type HandlerRef,
@@ -202,14 +202,7 @@ function djangoUrls(s: SurfaceBuilder, root: Node): void {
         if (module && /^[\w.]+$/.test(module)) s.mount(djangoPath(route), 'include', module);
         continue;
       }
-      let handler: HandlerRef = null;
-      if (view.type === 'identifier' || view.type === 'attribute') handler = { name: view.text };
-      else if (view.type === 'call') {
-        // `OrderView.as_view()`: the view class.
-        const f = view.childForFieldName('function');
-        const obj = f?.type === 'attribute' ? f.childForFieldName('object') : null;
-        if (obj && (obj.type === 'identifier' || obj.type === 'attribute')) handler = { name: obj.text };
-      }
+      const handler = viewHandler(view);
       const path = djangoPath(route);
       s.add({
         kind: 'route',
@@ -222,6 +215,15 @@ function djangoUrls(s: SurfaceBuilder, root: Node): void {
       });
     }
   }
+}
+
+/** The handler a view names: a function (`views.vote`), or the class of `OrderView.as_view(…)`. */
+function viewHandler(view: Node): HandlerRef {
+  if (view.type === 'identifier' || view.type === 'attribute') return { name: view.text };
+  if (view.type !== 'call') return null;
+  const f = view.childForFieldName('function');
+  const obj = f?.type === 'attribute' ? f.childForFieldName('object') : null;
+  return obj && (obj.type === 'identifier' || obj.type === 'attribute') ? { name: obj.text } : null;
 }
 
 /** A Django route as a path (`orders/<int:pk>/`, `r'^x/$'` → `/orders/<int:pk>/`, `/x/`). */
@@ -246,15 +248,7 @@ function addUrlRules(s: SurfaceBuilder, root: Node, prefixes: Map<string, string
     if (rule === undefined || !rule.startsWith('/') || !view) continue;
     const path = joinRoute(prefixes.get(owner) ?? '', rule);
     const methods = listedMethods(keyword(args, 'methods'), 'GET');
-    // view_func=OrderView.as_view('orders'): the view class.
-    const named =
-      view.type === 'call'
-        ? view.childForFieldName('function')?.childForFieldName('object')
-        : view.type === 'identifier' || view.type === 'attribute'
-          ? view
-          : null;
-    const handler: HandlerRef =
-      named && (named.type === 'identifier' || named.type === 'attribute') ? { name: named.text } : null;
+    const handler = viewHandler(view);
     for (const method of methods)
       s.add({
         kind: 'route',
