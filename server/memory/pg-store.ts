@@ -5,7 +5,7 @@
 // budget as statement_timeout: the work is the server's, and no query outlives the budget.
 import { ToolError } from '../errors.ts';
 import type { FtsPlan, MatchMode } from '../search/fts-query.ts';
-import { QUERY_TIMEOUT_MS, type Queryable } from '../team/database.ts';
+import { isStatementTimeout, type Queryable, STATEMENT_TIMEOUT_MS } from '../team/database.ts';
 import type { Team } from '../team/team.ts';
 import { pgQueries, RANK_NORMALIZATION, RANK_WEIGHTS, searchText, searchVector } from './pg-text.ts';
 import {
@@ -37,8 +37,8 @@ export const MEMORY_FEED_KIND = 'memory';
 export const MATCH_POOL = 1000;
 /** How many of the newest records the substring fallback reads (it has no index: see pg-text.ts). */
 export const SCAN_ROWS = 5000;
-/** The search budget stays under the pool's client-side query timeout, so a slow search is `transient`. */
-const MAX_BUDGET_MS = QUERY_TIMEOUT_MS - 1000;
+/** The search budget stays under the pool's statement timeout, so a slow search says it ran over budget. */
+const MAX_BUDGET_MS = STATEMENT_TIMEOUT_MS - 1000;
 
 const ROW_COLUMNS =
   'id, machine, memory_type, confidence, impact, created_at, last_accessed_at, access_count, merged_count, ' +
@@ -254,8 +254,7 @@ export function createPgMemoryStore(team: Team) {
           };
         });
       } catch (err) {
-        // 57014: query_canceled, which is what statement_timeout raises.
-        if ((err as { code?: unknown }).code === '57014') throw overBudget(budgetMs);
+        if (isStatementTimeout(err)) throw overBudget(budgetMs);
         throw err;
       }
     },

@@ -15,8 +15,18 @@ const MIGRATION_LOCK = 0x636f_7348_7562; // "cosHub"
 
 /** How long a new connection may take before the write answers `unavailable`. */
 export const CONNECT_TIMEOUT_MS = 3000;
-/** How long one statement may run (server side) and a query may wait for its answer (client side). */
-export const QUERY_TIMEOUT_MS = 5000;
+/**
+ * How long one statement may run before PostgreSQL cancels it (`statement_timeout`): the server answers
+ * 57014 and rolls back, and the write is `transient` (busy, or queued on another hub's lock).
+ */
+export const STATEMENT_TIMEOUT_MS = 5000;
+/**
+ * How long a query may wait for any answer before the database counts as unreachable (client side).
+ * Longer than the statement timeout, so a slow statement on a reachable server is cancelled by the server
+ * and reads as busy, and a hub whose own event loop was held up for a moment (a burst of work on a loaded
+ * machine) does not call a database that answered in time lost; only silence this long means it is gone.
+ */
+export const READ_TIMEOUT_MS = 2 * STATEMENT_TIMEOUT_MS;
 /** Connections one hub holds at most; the listener holds one more of its own. */
 export const DEFAULT_POOL_SIZE = 8;
 /**
@@ -66,10 +76,20 @@ export function isConnectionError(err: unknown): boolean {
   );
 }
 
-/** Serialization failures and deadlocks: the same write, tried again, will go through. */
-function isTransient(err: unknown): boolean {
-  const code = (err as { code?: unknown } | null)?.code;
+const codeOf = (err: unknown): unknown => (err as { code?: unknown } | null)?.code;
+
+/** Serialization failures, deadlocks and lock timeouts: the same write, tried again, will go through. */
+function isConflict(err: unknown): boolean {
+  const code = codeOf(err);
   return code === '40001' || code === '40P01' || code === '55P03';
+}
+
+/**
+ * PostgreSQL cancelled the statement at its statement_timeout (57014, query_canceled), as a driver error
+ * or the ToolError made of one.
+ */
+export function isStatementTimeout(err: unknown): boolean {
+  return codeOf(err) === '57014' || (err instanceof ToolError && codeOf(err.cause) === '57014');
 }
 
 export class TeamDatabase {
@@ -101,8 +121,8 @@ export class TeamDatabase {
       connectionString: target.url,
       max: this.max,
       connectionTimeoutMillis: CONNECT_TIMEOUT_MS,
-      query_timeout: QUERY_TIMEOUT_MS,
-      statement_timeout: QUERY_TIMEOUT_MS,
+      query_timeout: READ_TIMEOUT_MS,
+      statement_timeout: STATEMENT_TIMEOUT_MS,
       idleTimeoutMillis: 30_000,
       application_name: this.applicationName,
       keepAlive: true,
@@ -289,11 +309,17 @@ export class TeamDatabase {
         { retryable: true, cause: err },
       );
     }
-    if (isTransient(err))
+    if (isConflict(err))
       return new ToolError('transient', 'another hub changed the same team record at once; retry', {
         retryable: true,
         cause: err,
       });
+    if (isStatementTimeout(err))
+      return new ToolError(
+        'transient',
+        `the team database ${this.target.name} did not finish a statement in ${STATEMENT_TIMEOUT_MS / 1000} s (busy, or waiting on another hub's write); nothing was changed: retry`,
+        { retryable: true, cause: err },
+      );
     return err;
   }
 

@@ -8,9 +8,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import pg from 'pg';
 import pino from 'pino';
 import type { ToolError } from '../../../server/errors.ts';
-import { CONNECT_TIMEOUT_MS, listTeamMigrations, TeamDatabase } from '../../../server/team/database.ts';
+import {
+  CONNECT_TIMEOUT_MS,
+  isStatementTimeout,
+  listTeamMigrations,
+  READ_TIMEOUT_MS,
+  STATEMENT_TIMEOUT_MS,
+  TeamDatabase,
+} from '../../../server/team/database.ts';
 import type { TeamEntry } from '../../../server/team/feed.ts';
 import { normaliseRemote } from '../../../server/team/identity.ts';
 import { Team } from '../../../server/team/team.ts';
@@ -113,6 +121,45 @@ describe('on a real PostgreSQL', () => {
       assert.equal(hub.connection().pool.waiting, 0);
     } finally {
       clearInterval(watch);
+      await hub.close();
+    }
+  });
+
+  test('a statement PostgreSQL cancels at the statement timeout is transient (busy), not an unreachable database', async () => {
+    // Another hub holds the lock this write needs for longer than a statement may wait: the server
+    // cancels the wait and answers, before the client's read timeout, and the connection stays good.
+    assert.ok(READ_TIMEOUT_MS > STATEMENT_TIMEOUT_MS);
+    const hub = new TeamDatabase(databaseTarget(db.url), { max: 1 });
+    const other = new pg.Client({ connectionString: db.url });
+    await Promise.all([hub.open(), other.connect()]);
+    try {
+      await other.query('SELECT pg_advisory_lock(4242)');
+      const started = Date.now();
+      await assert.rejects(
+        hub.transaction(async (q) => {
+          await q.query('SELECT pg_advisory_xact_lock(4242)');
+          await q.query('SELECT 1');
+        }),
+        (err: ToolError) => {
+          assert.equal(err.category, 'transient');
+          assert.equal(err.retryable, true);
+          assert.ok(isStatementTimeout(err));
+          assert.match(err.message, /did not finish a statement in 5 s .*nothing was changed: retry/);
+          return true;
+        },
+      );
+      const waited = Date.now() - started;
+      assert.ok(
+        waited >= STATEMENT_TIMEOUT_MS - 100 && waited < READ_TIMEOUT_MS,
+        `answered after ${waited} ms`,
+      );
+      assert.equal(hub.connection().state, 'connected');
+      await other.query('SELECT pg_advisory_unlock(4242)');
+      // The one connection was rolled back and checked in, not thrown away: the next write uses it.
+      assert.deepEqual(await hub.query<{ n: number }>('SELECT 1 AS n'), [{ n: 1 }]);
+      assert.equal(hub.connection().pool.total, 1);
+    } finally {
+      await other.end();
       await hub.close();
     }
   });
