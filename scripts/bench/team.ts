@@ -11,7 +11,7 @@
 //   latency  from a claim on its own hub's event stream (or a hook event's send) to its arrival on every
 //            other hub's stream (/api/stream/events): p50/p99 (target p99 < 1 s).
 //   conns    connections each hub holds on PostgreSQL (pg_stat_activity, by application_name).
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent } from 'node:http';
 import { cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -20,7 +20,7 @@ import { startHubProcess } from '../../test/support/hub-process.ts';
 import { adminQuery, ownCluster } from '../../test/support/postgres.ts';
 import { openSse, type SseClient } from '../../test/support/sse.ts';
 import { startTeamHubProcess, teamRepos } from '../../test/support/team.ts';
-import { fmt, postJson, summarize, table } from './lib.ts';
+import { cpuSeconds, fmt, postJson, summarize, table } from './lib.ts';
 
 const HUB_COUNTS = (process.env.TEAM_HUBS ?? '2,8').split(',').map(Number);
 const TASKS = Number(process.env.TEAM_TASKS ?? 1000);
@@ -44,7 +44,7 @@ interface Run {
     wallS: number;
     failed: number;
   };
-  hooks: { sent: number; rate: number; p50: number; p99: number; failed: number };
+  hooks: HookRun;
   latency: {
     claims: { n: number; p50: number; p99: number };
     hooks: { n: number; p50: number; p99: number };
@@ -53,6 +53,20 @@ interface Run {
   /** The most hook events and tool calls any hub's outbox held during the hook phase (sampled). */
   outboxMax: number;
 }
+
+interface HookRun {
+  sent: number;
+  rate: number;
+  p50: number;
+  p99: number;
+  failed: number;
+  /** CPU seconds of the hook phase: the hubs' processes, PostgreSQL's (0 without a team), this one's. */
+  cpu: { hubs: number; pg: number; bench: number; wallS: number };
+}
+
+/** The postmaster's pid (its backends are its children), from the data directory's postmaster.pid. */
+const postmasterPid = (clusterDir: string): number =>
+  Number(readFileSync(join(clusterDir, 'data', 'postmaster.pid'), 'utf8').split('\n')[0]);
 
 /**
  * Hook events at HOOK_RATE a second in all for HOOK_SECONDS, AGENTS agent sessions per hub, each on
@@ -63,7 +77,17 @@ async function driveHooks(
   urls: string[],
   clones: string[],
   probes: Map<string, { hub: number; at: number }>,
-): Promise<Run['hooks']> {
+  pids: { hubs: number[]; pg: number | null },
+): Promise<HookRun> {
+  const cpu = () => {
+    const own = process.cpuUsage();
+    return {
+      hubs: cpuSeconds(pids.hubs),
+      pg: pids.pg === null ? 0 : cpuSeconds([pids.pg], true),
+      bench: (own.user + own.system) / 1e6,
+    };
+  };
+  const cpu0 = cpu();
   const perHub = HOOK_RATE / urls.length;
   const perAgent = perHub / AGENTS;
   const interval = 1000 / perAgent;
@@ -112,11 +136,24 @@ async function driveHooks(
   );
   const hookStats = summarize(hookLatencies);
   const hookWall = (performance.now() - h0) / 1000;
-  return { sent, rate: sent / hookWall, p50: hookStats.p50, p99: hookStats.p99, failed: hookFailed };
+  const cpu1 = cpu();
+  return {
+    sent,
+    rate: sent / hookWall,
+    p50: hookStats.p50,
+    p99: hookStats.p99,
+    failed: hookFailed,
+    cpu: {
+      hubs: cpu1.hubs - cpu0.hubs,
+      pg: cpu1.pg - cpu0.pg,
+      bench: cpu1.bench - cpu0.bench,
+      wallS: hookWall,
+    },
+  };
 }
 
 /** The baseline of the same run: the same hook load on as many hubs without a team (each its own SQLite). */
-async function localHooks(hubCount: number): Promise<Run['hooks']> {
+async function localHooks(hubCount: number): Promise<HookRun> {
   const repos = teamRepos(hubCount, 0, 'bench-local');
   const hubs: HubProcess[] = [];
   try {
@@ -128,6 +165,7 @@ async function localHooks(hubCount: number): Promise<Run['hooks']> {
       hubs.map((h) => h.url),
       repos.clones,
       new Map(),
+      { hubs: hubs.map((h) => h.child.pid!), pg: null },
     );
   } finally {
     await Promise.all(hubs.map((h) => h.stop()));
@@ -209,6 +247,7 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
       hubs.map((h) => h.url),
       repos.clones,
       hookSent,
+      { hubs: hubs.map((h) => h.child.pid!), pg: postmasterPid(cluster.dir) },
     );
     clearInterval(sampler);
     // Let the last events travel before reading the latencies.
@@ -300,7 +339,7 @@ async function runWith(hubCount: number, cluster: Awaited<ReturnType<typeof ownC
 const scratch = mkdtempSync(join(tmpdir(), 'cos-bench-team-'));
 const cluster = await ownCluster();
 const runs: Run[] = [];
-const baselines: Run['hooks'][] = [];
+const baselines: HookRun[] = [];
 try {
   for (const n of HUB_COUNTS) {
     process.stderr.write(`bench:team: ${n} hubs without a team (the baseline)…\n`);
@@ -353,6 +392,26 @@ console.log(
         ],
       ];
     }),
+  ),
+);
+console.log();
+// Where the two cores went while the hooks ran: a hub's answer waits for a core as much as for its work.
+const cpuRow = (hubs: number, store: string, h: HookRun) => [
+  hubs,
+  store,
+  fmt(h.cpu.wallS, 1),
+  fmt(h.cpu.hubs, 1),
+  fmt(h.cpu.pg, 1),
+  fmt(h.cpu.bench, 1),
+  fmt(((h.cpu.hubs + h.cpu.pg) / h.sent) * 1e6, 0),
+];
+console.log(
+  table(
+    ['hubs', 'store', 'hook phase s', 'CPU s: hubs', 'PostgreSQL', 'load generator', 'hubs + PG µs/event'],
+    runs.flatMap((r, i) => [
+      cpuRow(r.hubs, 'local (no team)', baselines[i]!),
+      cpuRow(r.hubs, 'team', r.hooks),
+    ]),
   ),
 );
 console.log();
