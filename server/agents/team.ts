@@ -209,7 +209,7 @@ export function createAgentsTeam(deps: AgentsTeamDeps): AgentsTeam {
       `INSERT INTO team_hook_events (team, hub, id, at, machine, branch, agent, client, event, kind, phase, tool, ok, summary, files, detail)
        SELECT $1, $2, x.id, x.at, $3, x.branch, x.agent, x.client, x.event, x.kind, x.phase, x.tool, x.ok, x.summary,
               coalesce(x.files, '[]'), coalesce(x.detail, '{}')
-       FROM jsonb_to_recordset($4::jsonb) AS x(id bigint, at bigint, branch text, agent text, client text, event text,
+       FROM json_to_recordset($4::json) AS x(id bigint, at bigint, branch text, agent text, client text, event text,
             kind text, phase text, tool text, ok boolean, summary text, files jsonb, detail jsonb)
        ON CONFLICT DO NOTHING`,
       [key, team.hub, machine, JSON.stringify(list.map((b) => b.event))],
@@ -224,7 +224,7 @@ export function createAgentsTeam(deps: AgentsTeamDeps): AgentsTeam {
               last_event_at, activity, events, ended_at, end_reason)
        SELECT $1, x.id, 'hooks', $2, $3, x.branch, x.client, x.model, x.cwd, x.started_at, x.last_event_at,
               x.activity, x.events, x.ended_at, x.end_reason
-       FROM jsonb_to_recordset($4::jsonb) AS x(id text, branch text, client text, model text, cwd text,
+       FROM json_to_recordset($4::json) AS x(id text, branch text, client text, model text, cwd text,
             started_at bigint, last_event_at bigint, activity text, events integer, ended_at bigint, end_reason text)
        ON CONFLICT (team, id) DO UPDATE SET ${UPSERT_AGENT_SET}
        WHERE a.last_event_at <= excluded.last_event_at`,
@@ -239,7 +239,7 @@ export function createAgentsTeam(deps: AgentsTeamDeps): AgentsTeam {
               last_event_at, last_tool, agent_session, events, ended_at, end_reason)
        SELECT $1, x.id, 'mcp', $2, $3, x.branch, x.client_name, x.client_version, x.created_at,
               x.last_activity_at, x.last_tool, x.agent_session, x.calls, x.ended_at, x.end_reason
-       FROM jsonb_to_recordset($4::jsonb) AS x(id text, branch text, client_name text, client_version text,
+       FROM json_to_recordset($4::json) AS x(id text, branch text, client_name text, client_version text,
             created_at bigint, last_activity_at bigint, last_tool text, agent_session text, calls integer,
             ended_at bigint, end_reason text)
        ON CONFLICT (team, id) DO UPDATE SET ${UPSERT_AGENT_SET}
@@ -254,7 +254,7 @@ export function createAgentsTeam(deps: AgentsTeamDeps): AgentsTeam {
               client_version, agent_session, duration_ms, ok, error_category, response_bytes, truncated)
        SELECT $1, $2, x.id, $3, x.at, x.tool, x.module, x.transport, x.mcp_session, x.client_name,
               x.client_version, x.agent_session, x.duration_ms, x.ok, x.error_category, x.response_bytes, x.truncated
-       FROM jsonb_to_recordset($4::jsonb) AS x(id bigint, at bigint, tool text, module text, transport text,
+       FROM json_to_recordset($4::json) AS x(id bigint, at bigint, tool text, module text, transport text,
             mcp_session text, client_name text, client_version text, agent_session text,
             duration_ms double precision, ok boolean, error_category text, response_bytes integer, truncated boolean)
        ON CONFLICT DO NOTHING`,

@@ -55,7 +55,7 @@ export function createPgReservationStore(team: Team): ReservationStore {
             `INSERT INTO team_reservations AS r (team, ${COLUMNS})
              SELECT $1, x.id, x.holder, x.holder_client, x.machine, x.paths, x.reason, x.task_id, x.exclusive,
                     x.created_at, x.expires_at
-             FROM jsonb_to_recordset($2::jsonb) AS x(id text, holder text, holder_client text, machine text,
+             FROM json_to_recordset($2::json) AS x(id text, holder text, holder_client text, machine text,
                   paths jsonb, reason text, task_id text, exclusive boolean, created_at bigint, expires_at bigint)
              ON CONFLICT (team, id) DO UPDATE SET holder = excluded.holder, holder_client = excluded.holder_client,
                paths = excluded.paths, reason = excluded.reason, task_id = excluded.task_id,

@@ -71,7 +71,7 @@ export function createPgMessageStore(team: Team): MessageStore {
     );
     await q.query(
       `UPDATE team_message_recipients r SET delivered_at = x.at
-       FROM jsonb_to_recordset($2::jsonb) AS x(recipient text, id text, at bigint)
+       FROM json_to_recordset($2::json) AS x(recipient text, id text, at bigint)
        WHERE r.team = $1 AND r.recipient = x.recipient AND r.message_id = x.id AND r.delivered_at IS NULL`,
       [key, JSON.stringify(rows)],
     );

@@ -81,7 +81,7 @@ export class TeamFeed {
     for (const e of entries) {
       const i = values.length;
       values.push(e.kind, JSON.stringify(e.body ?? null));
-      rows.push(`(${rows.length}, $${i + 1}::text, $${i + 2}::jsonb)`);
+      rows.push(`(${rows.length}, $${i + 1}::text, $${i + 2}::json)`);
     }
     // The lock is a materialised CTE the insert reads from, so every sequence number is drawn after it is
     // held; `notified` is read too, or PostgreSQL would not run it.
