@@ -47,7 +47,7 @@ export function findConflicts(paths: readonly string[], me: string, deps: Confli
   if (paths.length === 0) return [];
   const hits: ConflictHit[] = [];
   const since = deps.now() - deps.windowMs();
-  for (const other of deps.registry.list()) {
+  for (const other of deps.registry.editorsOf(paths)) {
     if (other.id === me) continue;
     for (const path of paths) {
       const edit = other.edited.get(path);

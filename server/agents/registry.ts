@@ -14,14 +14,6 @@ export interface HookAgent extends AgentSessionRow {
 
 const MAX_EDITED_REMEMBERED = 200;
 
-function rememberEdit(agent: HookAgent, path: string, at: number): void {
-  const prior = agent.edited.get(path);
-  agent.edited.delete(path);
-  agent.edited.set(path, { at, times: (prior?.times ?? 0) + 1 });
-  if (agent.edited.size > MAX_EDITED_REMEMBERED)
-    agent.edited.delete(agent.edited.keys().next().value as string);
-}
-
 /** What an agent is doing, in a few words, from the event that just arrived. */
 function activityOf(ev: NormalizedEvent): string | null {
   switch (ev.kind) {
@@ -47,6 +39,11 @@ function activityOf(ev: NormalizedEvent): string | null {
 export class AgentRegistry {
   private readonly live = new Map<string, HookAgent>();
   private readonly lastLifecycle = new Map<string, Lifecycle>();
+  /**
+   * Stored path → the live agents whose `edited` holds it: an edit's conflict check reads the few
+   * agents that touched its files, not every agent of the team (hundreds, with many machines).
+   */
+  private readonly editors = new Map<string, Set<HookAgent>>();
 
   constructor(
     private readonly store: HookStore,
@@ -101,7 +98,7 @@ export class AgentRegistry {
     const activity = activityOf(ev);
     if (activity !== null) agent.activity = activity;
     if (ev.phase === 'post')
-      for (const f of storedFiles) if (f.role === 'edit') rememberEdit(agent, f.path, at);
+      for (const f of storedFiles) if (f.role === 'edit') this.rememberEdit(agent, f.path, at);
     if (ev.kind === 'session_end') this.end(agent, at, ev.reason ?? 'session ended');
     else this.store.saveSession(agent);
     return agent;
@@ -120,7 +117,7 @@ export class AgentRegistry {
     const isNew = agent === undefined && state.ended_at === null;
     if (agent && agent.machine === null) return { agent, isNew: false };
     if (agent && agent.last_event_at > state.last_event_at) {
-      for (const e of edits) rememberEdit(agent, e.path, e.at);
+      for (const e of edits) this.rememberEdit(agent, e.path, e.at);
       return { agent, isNew: false };
     }
     if (state.ended_at !== null) {
@@ -132,15 +129,37 @@ export class AgentRegistry {
       agent = { ...state, edited: new Map() };
       this.live.set(state.id, agent);
     } else Object.assign(agent, state);
-    for (const e of edits) rememberEdit(agent, e.path, e.at);
+    for (const e of edits) this.rememberEdit(agent, e.path, e.at);
     this.store.saveSession(agent);
     return { agent, isNew };
+  }
+
+  private rememberEdit(agent: HookAgent, path: string, at: number): void {
+    const prior = agent.edited.get(path);
+    agent.edited.delete(path);
+    agent.edited.set(path, { at, times: (prior?.times ?? 0) + 1 });
+    let set = this.editors.get(path);
+    if (!set) this.editors.set(path, (set = new Set()));
+    set.add(agent);
+    if (agent.edited.size > MAX_EDITED_REMEMBERED) {
+      const oldest = agent.edited.keys().next().value as string;
+      agent.edited.delete(oldest);
+      this.forgetEditor(agent, oldest);
+    }
+  }
+
+  private forgetEditor(agent: HookAgent, path: string): void {
+    const set = this.editors.get(path);
+    if (!set) return;
+    set.delete(agent);
+    if (set.size === 0) this.editors.delete(path);
   }
 
   private end(agent: HookAgent, at: number, reason: string): void {
     agent.ended_at = at;
     agent.end_reason = reason;
     agent.activity = null;
+    for (const path of agent.edited.keys()) this.forgetEditor(agent, path);
     this.live.delete(agent.id);
     this.lastLifecycle.delete(agent.id);
     this.store.saveSession(agent);
@@ -163,6 +182,19 @@ export class AgentRegistry {
     return [...this.live.values()]
       .filter((a) => this.lifecycle(a, now) !== 'ended')
       .sort((a, b) => b.last_event_at - a.last_event_at);
+  }
+
+  /**
+   * The live agents (as list() has them, most recently heard first) that edited any of `paths` (stored
+   * form) while the hub remembers it: the last 200 files of each.
+   */
+  editorsOf(paths: readonly string[]): HookAgent[] {
+    const now = this.now();
+    const found = new Set<HookAgent>();
+    for (const path of paths)
+      for (const agent of this.editors.get(path) ?? [])
+        if (this.lifecycle(agent, now) !== 'ended') found.add(agent);
+    return [...found].sort((a, b) => b.last_event_at - a.last_event_at);
   }
 
   /** Whether the agent behind this session id is alive (a live hook session). */

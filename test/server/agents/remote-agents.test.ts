@@ -96,6 +96,40 @@ test('an end reported by its hub ends it; this hub’s own agent is never overwr
   assert.notEqual(own?.activity, 'theirs');
 });
 
+test('an edit is checked against the agents that touched its files: the newest first, none forgotten, ended or silent', () => {
+  clock += 1000;
+  // Five hundred agents of other machines, each editing a file of its own; three of them src/shared.ts.
+  for (let i = 0; i < 500; i++)
+    registry.applyRemote(remote({ id: `many-${i}`, last_event_at: clock + i }), [
+      { path: `src/own-${i}.ts`, at: clock },
+      ...(i % 200 === 7 ? [{ path: 'src/shared.ts', at: clock }] : []),
+    ]);
+  const shared = () => findConflicts(['src/shared.ts'], 'beta', deps()).map((h) => h.agent);
+  assert.deepEqual(shared(), ['many-407', 'many-207', 'many-7'], 'most recently heard first');
+  assert.deepEqual(
+    findConflicts(['src/own-42.ts', 'src/shared.ts'], 'many-7', deps()).map((h) => [h.agent, h.path]),
+    [
+      ['many-407', 'src/shared.ts'],
+      ['many-207', 'src/shared.ts'],
+      ['many-42', 'src/own-42.ts'],
+    ],
+  );
+  // An agent remembers its last 200 files: the oldest is forgotten by the check too.
+  registry.applyRemote(
+    remote({ id: 'many-207', last_event_at: clock + 207 }),
+    Array.from({ length: 200 }, (_, k) => ({ path: `src/later-${k}.ts`, at: clock })),
+  );
+  assert.deepEqual(shared(), ['many-407', 'many-7']);
+  assert.equal(findConflicts(['src/later-199.ts'], 'beta', deps())[0]?.agent, 'many-207');
+  // Ended by its hub, and silent past the timeout (and the window): neither holds its files any more.
+  registry.applyRemote(remote({ id: 'many-407', last_event_at: clock + 600, ended_at: clock + 600 }));
+  assert.deepEqual(shared(), ['many-7']);
+  clock += 31 * 60_000;
+  assert.deepEqual(shared(), []);
+  registry.sweep();
+  assert.deepEqual(findConflicts(['src/own-42.ts'], 'beta', deps()), []);
+});
+
 test('a claim made on another machine holds its files, even for an agent this hub never heard of', () => {
   const claims = () => [
     { task: { id: 'TASK-7', title: 'Seven' }, agent: 'stranger', paths: ['src/held'], machine: 'machine-a' },
