@@ -96,6 +96,12 @@ export interface AgentsService {
 }
 
 const REFRESH_DELAY_MS = 100;
+/**
+ * Hits a conflict event keeps (the newest agents first; `more_hits` counts the rest): its message names
+ * three, and a file edited by hundreds of agents of a team must not make every edit of it write, stream
+ * and send to every hub a list of them all.
+ */
+export const MAX_RECORDED_HITS = 20;
 const SWEEP_MS = 5_000;
 const CLAIM_SWEEP_MS = 60_000;
 /**
@@ -461,7 +467,13 @@ export function createAgentsService(deps: AgentsServiceDeps): AgentsService {
           // A shell command's writes are guessed from its text: warned about, never refused.
           const mode = held?.warnOnly ? 'warn' : current.conflicts;
           conflict = { mode, message };
-          const data = { mode, tool: ev.tool, hits, ...(held ? { reservations: held.reservations } : {}) };
+          const data = {
+            mode,
+            tool: ev.tool,
+            hits: hits.slice(0, MAX_RECORDED_HITS),
+            ...(hits.length > MAX_RECORDED_HITS ? { more_hits: hits.length - MAX_RECORDED_HITS } : {}),
+            ...(held ? { reservations: held.reservations } : {}),
+          };
           const paths = [
             ...new Set([...hits.map((h) => h.path), ...(held?.reservations ?? []).map((r) => r.target)]),
           ];

@@ -116,3 +116,27 @@ test('an ended agent holds nothing, and an edit older than the window is no conf
   clock += 16 * 60_000; // past the 15-minute window; a3's edit of src/a3.ts is old now
   assert.deepEqual(await hook('a4', 'pre-tool-use-edit', 'src/a3.ts'), {});
 });
+
+test('a file edited by many agents: the warning names three and counts the rest, the event keeps the newest twenty', async () => {
+  clock += 1000;
+  const crowd = Array.from({ length: 25 }, (_, i) => `crowd-${String(i).padStart(2, '0')}`);
+  for (const a of crowd) {
+    clock += 10;
+    await hook(a, 'post-tool-use-edit', 'src/crowded.ts');
+  }
+  const answer = await hook('late', 'pre-tool-use-edit', 'src/crowded.ts');
+  assert.match(String(answer.systemMessage), /by claude-code crowd-24.*crowd-23.*crowd-22.* \(and 22 more\)/);
+  const [event] = (
+    await t.app.inject({
+      method: 'GET',
+      url: '/api/agents/activity?kind=conflict&agent=late&limit=5',
+      headers: { host: '127.0.0.1' },
+    })
+  ).json().data.entries as { detail: { hits: { agent: string }[]; more_hits?: number } }[];
+  assert.equal(event?.detail.hits.length, 20);
+  assert.deepEqual(
+    event.detail.hits.map((h) => h.agent),
+    crowd.slice(5).reverse(),
+  );
+  assert.equal(event.detail.more_hits, 5);
+});
