@@ -75,8 +75,9 @@ export interface PresenceDeps {
 }
 
 /**
- * `counting`: only what the counts read (lifecycles), without each agent's claimed task and files. The
- * counts are published on every arrival and end, at hook rates; the claim is an index read per agent.
+ * `counting`: only what the counts read (lifecycles), without each agent's claimed task and files, in no
+ * order. The counts are published on every arrival and end, at hook rates; the claim is an index read
+ * per agent, and sorting hundreds of a team's agents each time was most of the count.
  */
 export function listAgents(
   deps: PresenceDeps,
@@ -87,7 +88,7 @@ export function listAgents(
   const hookRows: AgentSessionRow[] = opts.includeEnded
     ? deps.store.sessions({ endedSince: now - 3600_000, limit: 200 })
     : [];
-  const live = deps.registry.list();
+  const live = deps.registry.list(!opts.counting);
   const byId = new Map<string, AgentView>();
   const viewOfHook = (row: AgentSessionRow): AgentView => {
     const agent = opts.counting ? undefined : deps.registry.get(row.id);
@@ -159,6 +160,7 @@ export function listAgents(
       a.mcp_sessions.map((id) => deps.claimedBy(id)).find((t) => t !== null) ??
       null;
   }
+  if (opts.counting) return all;
   const rank: Record<Lifecycle, number> = { active: 0, present: 1, idle: 2, ended: 3 };
   return all.sort((a, b) => rank[a.lifecycle] - rank[b.lifecycle] || b.last_activity_at - a.last_activity_at);
 }

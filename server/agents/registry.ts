@@ -176,12 +176,14 @@ export class AgentRegistry {
     return this.live.get(id);
   }
 
-  /** Live agents (not ended, not silent past the timeout), most recently heard first. */
-  list(): HookAgent[] {
+  /**
+   * Live agents (not ended, not silent past the timeout), most recently heard first; in no order with
+   * `sorted: false` (presence counts them on every arrival).
+   */
+  list(sorted = true): HookAgent[] {
     const now = this.now();
-    return [...this.live.values()]
-      .filter((a) => this.lifecycle(a, now) !== 'ended')
-      .sort((a, b) => b.last_event_at - a.last_event_at);
+    const live = [...this.live.values()].filter((a) => this.lifecycle(a, now) !== 'ended');
+    return sorted ? live.sort((a, b) => b.last_event_at - a.last_event_at) : live;
   }
 
   /**
