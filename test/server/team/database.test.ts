@@ -15,6 +15,7 @@ import {
   CONNECT_TIMEOUT_MS,
   isStatementTimeout,
   listTeamMigrations,
+  migrate,
   READ_TIMEOUT_MS,
   STATEMENT_TIMEOUT_MS,
   TeamDatabase,
@@ -91,6 +92,52 @@ describe('on a real PostgreSQL', () => {
     assert.equal(Number(rows[0]!.n), listTeamMigrations().length);
     assert.equal(hubs[0]!.connection().state, 'connected');
     await Promise.all(hubs.map((h) => h.close()));
+  });
+
+  test("a database made by an earlier hub: the feed's entries written before the upgrade read the same after it", async () => {
+    // Migrations 1-7 (the feed's bodies jsonb), entries written then, and this hub's migrations on top.
+    const older = await teamDatabaseUrl();
+    try {
+      const first = new pg.Client({ connectionString: older.url });
+      await first.connect();
+      const body = { entries: [{ event: { id: 1, summary: 'naïve “quotes” \\ and \u2028' }, agent: null }] };
+      try {
+        await migrate(
+          first as unknown as pg.PoolClient,
+          listTeamMigrations().filter((m) => m.version <= 7),
+        );
+        assert.equal(
+          (
+            await first.query(
+              "SELECT data_type FROM information_schema.columns WHERE table_name = 'team_log' AND column_name = 'body'",
+            )
+          ).rows[0]?.data_type,
+          'jsonb',
+        );
+        await first.query(
+          "INSERT INTO team_log (team, hub, machine, kind, body) VALUES ('t', 'old-hub', 'm-old', 'batch:agents.event', $1::jsonb)",
+          [JSON.stringify(body)],
+        );
+      } finally {
+        await first.end();
+      }
+      const hub = new TeamDatabase(databaseTarget(older.url));
+      assert.equal(await hub.open(), listTeamMigrations().length - 7);
+      const team = new Team(hub, 't', 'machine-new', '/repo-new', silent);
+      try {
+        const rows = await hub.query<{ body: unknown }>('SELECT body FROM team_log');
+        assert.deepEqual(rows[0]?.body, body);
+        // A hub that starts now reads on from the log's end; one appending keeps the numbering.
+        await team.start();
+        const [seq] = await team.feed.publish([{ kind: 'test.after', body: { ok: true } }]);
+        assert.equal(seq, 2);
+      } finally {
+        await team.close();
+        await hub.close();
+      }
+    } finally {
+      await older.drop();
+    }
   });
 
   test('a burst of writes beyond the pool waits its turn: a queue, not an unreachable database', async () => {
