@@ -138,9 +138,9 @@ export class AgentRegistry {
     const prior = agent.edited.get(path);
     agent.edited.delete(path);
     agent.edited.set(path, { at, times: (prior?.times ?? 0) + 1 });
-    let set = this.editors.get(path);
-    if (!set) this.editors.set(path, (set = new Set()));
-    set.add(agent);
+    const set = this.editors.get(path);
+    if (set) set.add(agent);
+    else this.editors.set(path, new Set([agent]));
     if (agent.edited.size > MAX_EDITED_REMEMBERED) {
       const oldest = agent.edited.keys().next().value as string;
       agent.edited.delete(oldest);
