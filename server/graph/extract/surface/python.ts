@@ -133,23 +133,19 @@ function decorated(
     (attr === 'route' || attr === 'api_route' || ROUTE_DECORATORS.has(attr)) &&
     firstString !== undefined
   ) {
-    const path = joinRoute(prefixes.get(owner) ?? '', firstString);
     const methods =
       attr === 'route' || attr === 'api_route'
         ? listedMethods(keyword(args, 'methods'), attr === 'route' ? 'GET' : null)
         : [ROUTE_DECORATORS.get(attr) ?? null];
-    const framework = fastapi ? 'fastapi' : 'flask';
-    for (const method of methods)
-      s.add({
-        kind: 'route',
-        method,
-        path,
-        name: routeName(method, path),
-        framework,
-        at,
-        handler: handler(),
-        receiver: owner,
-      });
+    addRoutes(s, prefixes, {
+      owner,
+      receiver: owner,
+      rule: firstString,
+      methods,
+      framework: fastapi ? 'fastapi' : 'flask',
+      at,
+      handler: handler(),
+    });
     return;
   }
   if (owner && attr === 'tool') {
@@ -246,21 +242,47 @@ function addUrlRules(s: SurfaceBuilder, root: Node, prefixes: Map<string, string
     const rule = stringValue(keyword(args, 'rule') ?? positional[0]);
     const view = keyword(args, 'view_func') ?? positional[2];
     if (rule === undefined || !rule.startsWith('/') || !view) continue;
-    const path = joinRoute(prefixes.get(owner) ?? '', rule);
-    const methods = listedMethods(keyword(args, 'methods'), 'GET');
-    const handler = viewHandler(view);
-    for (const method of methods)
-      s.add({
-        kind: 'route',
-        method,
-        path,
-        name: routeName(method, path),
-        framework: 'flask',
-        at: call,
-        handler,
-        ...(owner && /^[\w.]+$/.test(owner) ? { receiver: owner } : {}),
-      });
+    addRoutes(s, prefixes, {
+      owner,
+      receiver: owner && /^[\w.]+$/.test(owner) ? owner : undefined,
+      rule,
+      methods: listedMethods(keyword(args, 'methods'), 'GET'),
+      framework: 'flask',
+      at: call,
+      handler: viewHandler(view),
+    });
   }
+}
+
+/**
+ * A route for each method at `rule` under the prefix its owner was given (a blueprint's url_prefix, a
+ * router's prefix), registered on `receiver` (for mounts) when there is one.
+ */
+function addRoutes(
+  s: SurfaceBuilder,
+  prefixes: Map<string, string>,
+  r: {
+    owner: string;
+    receiver: string | undefined;
+    rule: string;
+    methods: readonly (string | null)[];
+    framework: string;
+    at: Node;
+    handler: HandlerRef;
+  },
+): void {
+  const path = joinRoute(prefixes.get(r.owner) ?? '', r.rule);
+  for (const method of r.methods)
+    s.add({
+      kind: 'route',
+      method,
+      path,
+      name: routeName(method, path),
+      framework: r.framework,
+      at: r.at,
+      handler: r.handler,
+      ...(r.receiver ? { receiver: r.receiver } : {}),
+    });
 }
 
 /** `serve = sub.add_parser('serve')` … `serve.set_defaults(func=run_serve)`. */
