@@ -112,30 +112,34 @@ export class UsageStore {
     readAt: number,
   ): (UsageEntry & { at: number })[] {
     const added: (UsageEntry & { at: number })[] = [];
-    this.db.transaction(() => {
-      for (const e of entries) {
-        const before = this.s.existing.get(e.key);
-        const at = e.at ?? readAt;
-        const info = this.s.upsert.run({
-          ...e,
-          at,
-          agent_session: src.agent_session,
-          client: src.client,
-          source_id: src.id,
-        });
-        if (info.changes === 0) continue;
-        const growth = (k: keyof TokenCounts) => Math.max(0, e[k] - (before ? before[k] : 0));
-        added.push({
-          ...e,
-          at,
-          input_tokens: growth('input_tokens'),
-          output_tokens: growth('output_tokens'),
-          cache_write_tokens: growth('cache_write_tokens'),
-          cache_read_tokens: growth('cache_read_tokens'),
-        });
-      }
-      this.s.setPosition.run({ ...position, id: src.id, read_at: readAt, added: added.length });
-    })();
+    // Reads each record before it writes it: the write lock first (BEGIN IMMEDIATE), so another of
+    // hub.db's connections committing in between cannot refuse the step at once with SQLITE_BUSY.
+    this.db
+      .transaction(() => {
+        for (const e of entries) {
+          const before = this.s.existing.get(e.key);
+          const at = e.at ?? readAt;
+          const info = this.s.upsert.run({
+            ...e,
+            at,
+            agent_session: src.agent_session,
+            client: src.client,
+            source_id: src.id,
+          });
+          if (info.changes === 0) continue;
+          const growth = (k: keyof TokenCounts) => Math.max(0, e[k] - (before ? before[k] : 0));
+          added.push({
+            ...e,
+            at,
+            input_tokens: growth('input_tokens'),
+            output_tokens: growth('output_tokens'),
+            cache_write_tokens: growth('cache_write_tokens'),
+            cache_read_tokens: growth('cache_read_tokens'),
+          });
+        }
+        this.s.setPosition.run({ ...position, id: src.id, read_at: readAt, added: added.length });
+      })
+      .immediate();
     return added;
   }
 

@@ -110,7 +110,9 @@ export function createSqliteMessageStore(db: Db): MessageStore {
         .map(toMessage);
     },
     unread: (recipient) => unread.get(recipient) ?? 0,
-    ack: (recipient, ids, at) => ack(recipient, [...new Set(ids)], at),
+    // Reads, then writes: the write lock is taken first (BEGIN IMMEDIATE), or a commit of another of
+    // hub.db's connections between the two would refuse the write at once (SQLITE_BUSY, no waiting).
+    ack: (recipient, ids, at) => ack.immediate(recipient, [...new Set(ids)], at),
     markDelivered: (recipient, ids, at) => deliver(recipient, ids, at),
     pending: (limit) => pending.all(limit).map(toMessage),
     threads: ({ after, limit }) => {
